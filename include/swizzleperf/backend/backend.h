@@ -1,0 +1,101 @@
+// Backend: the one interface to a GPU vendor's toolchain — query the device,
+// build a kernel program, run it in one of its modes, profile it. cuda (nvcc +
+// Nsight Compute) and hip (hipcc + rocprofv3) implement it; every external
+// program goes through the ProcessRunner seam, so tests can substitute tools.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "swizzleperf/core/hardware.h"
+#include "swizzleperf/core/metrics.h"
+#include "swizzleperf/core/process.h"
+#include "swizzleperf/core/result.h"
+
+namespace swz {
+
+namespace fs = std::filesystem;
+
+struct ToolOptions {
+  std::string compiler;         // nvcc / hipcc path; empty: look up on PATH
+  std::string profiler;         // ncu / rocprofv3 path; empty: look up on PATH
+  std::string arch;             // sm_90 / gfx942; empty: from the device query
+  std::vector<std::string> extra_flags;
+  std::chrono::seconds build_timeout{300};
+  std::chrono::seconds run_timeout{120};
+  std::chrono::seconds profile_timeout{300};
+};
+
+struct BuildRequest {
+  fs::path source;
+  fs::path output;
+  int num_dies = 1;             // becomes -DSWZ_NUM_DIES=N
+  std::string arch;             // overrides ToolOptions::arch
+};
+
+struct BuildResult {
+  bool ok = false;
+  std::vector<std::string> argv;
+  std::string log;              // compiler stdout + stderr
+  std::string failure;          // one line when !ok
+  double seconds = 0;
+};
+
+struct ProgramRun {
+  ProcessResult process;
+  nlohmann::json json;          // the program's last stdout line, parsed (null if none)
+  std::vector<std::string> argv;
+};
+
+struct ProfileRequest {
+  fs::path exe;
+  std::vector<std::string> args;  // program arguments, e.g. {"profile"}
+  std::string kernel_regex;       // which kernels to profile
+  fs::path out_dir;               // raw profiler output is kept here
+};
+
+class Backend {
+ public:
+  Backend(ProcessRunner& runner, ToolOptions tools) : runner_(runner), tools_(std::move(tools)) {}
+  virtual ~Backend() = default;
+
+  virtual std::string name() const = 0;  // "cuda" | "hip"
+  // Are the compiler (and, if asked, the profiler) there? One-line error saying
+  // what is missing and how to point at it.
+  virtual Status preflight(bool need_profiler) = 0;
+  // Builds and runs kernels/support/device_query.hip in work_dir.
+  virtual Result<HardwareProfile> query_device(const fs::path& work_dir) = 0;
+  // Error only when the compiler cannot be run at all; a compile error is a
+  // BuildResult with ok == false.
+  virtual Result<BuildResult> build(const BuildRequest& request) = 0;
+  virtual Result<Metrics> profile(const ProfileRequest& request) = 0;
+  // Runs the program with args; its last stdout line is parsed as JSON.
+  ProgramRun run_program(const fs::path& exe, const std::vector<std::string>& args,
+                         std::chrono::seconds timeout);
+
+  const ToolOptions& tools() const { return tools_; }
+  ProcessRunner& runner() { return runner_; }
+
+ protected:
+  ProcessRunner& runner_;
+  ToolOptions tools_;
+};
+
+// Where kernels/support lives: $SWIZZLEPERF_SUPPORT_DIR, then next to the
+// executable (../kernels/support, ../share/swizzleperf/support), then the source tree.
+fs::path support_dir();
+// Where prompts/ lives, found the same way.
+fs::path prompts_dir();
+
+// "cuda", "hip" or "auto": auto picks hip when rocprofv3 and an AMD GPU are
+// present, cuda when ncu and an NVIDIA GPU are; otherwise an error saying what
+// was looked for.
+Result<std::unique_ptr<Backend>> make_backend(const std::string& which, ProcessRunner& runner,
+                                              const ToolOptions& tools);
+
+}  // namespace swz

@@ -1,0 +1,27 @@
+// HIP backend: hipcc for AMD GPUs, rocprofv3 for the L2 counters
+// (TCC_HIT_sum, TCC_MISS_sum). Compile-checked on Debian's hipcc (gfx940) and
+// parser-tested on fixtures; it has never run on AMD hardware (docs/amd.md).
+#pragma once
+
+#include "swizzleperf/backend/backend.h"
+
+namespace swz {
+
+class HipBackend final : public Backend {
+ public:
+  using Backend::Backend;
+  std::string name() const override { return "hip"; }
+  Status preflight(bool need_profiler) override;
+  Result<HardwareProfile> query_device(const fs::path& work_dir) override;
+  Result<BuildResult> build(const BuildRequest& request) override;
+  Result<Metrics> profile(const ProfileRequest& request) override;
+
+  std::vector<std::string> build_argv(const BuildRequest& request, const std::string& compiler) const;
+  std::vector<std::string> profile_argv(const ProfileRequest& request, const std::string& rocprof,
+                                        const fs::path& out_dir) const;
+  std::string compiler_path() const;
+  std::string profiler_path() const;
+  static constexpr const char* kDefaultArch = "gfx942";
+};
+
+}  // namespace swz

@@ -1,0 +1,31 @@
+// The command-line front: a table of subcommands, each with its own options
+// and --help. main() only calls run_app(); exceptions abort and are caught there.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace swz::cli {
+
+struct Command {
+  const char* name;
+  const char* summary;
+  std::function<int(const std::vector<std::string>& args)> run;  // args after the subcommand
+};
+
+// Exit codes shared by every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;      // the check found a problem / a run failed its goal
+inline constexpr int kExitError = 2;       // bad input or an environment problem
+inline constexpr int kExitInterrupted = 130;
+
+const std::vector<Command>& commands();
+int run_app(int argc, char** argv);
+
+// "swizzleperf: error: <message>" on stderr; returns kExitError.
+int report_error(const std::string& message);
+// Closest subcommand name within edit distance 3, or "".
+std::string suggest_command(const std::string& typed);
+
+}  // namespace swz::cli

@@ -1,0 +1,33 @@
+// Subcommand entry points and the option groups they share.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cxxopts.hpp>
+
+#include "swizzleperf/backend/backend.h"
+#include "swizzleperf/core/hardware.h"
+
+namespace swz::cli {
+
+int cmd_optimize(const std::vector<std::string>& args);
+int cmd_check(const std::vector<std::string>& args);
+int cmd_build(const std::vector<std::string>& args);
+int cmd_version(const std::vector<std::string>& args);
+
+// Option groups reused by several subcommands.
+void add_backend_options(cxxopts::Options& o);
+ToolOptions tool_options_from(const cxxopts::ParseResult& r);
+
+// Parses args with cxxopts; on a parse error returns false with a one-line message.
+bool parse_args(cxxopts::Options& o, const std::vector<std::string>& args, cxxopts::ParseResult& out,
+                std::string& error);
+
+// "MxN" -> grid; false on bad input.
+bool parse_grid(const std::string& s, unsigned& m, unsigned& n);
+// "a,b,c" -> ints; false on bad input.
+bool parse_int_list(const std::string& s, std::vector<int>& out);
+
+}  // namespace swz::cli

@@ -1,0 +1,101 @@
+// History: the record of one optimize run, one JSON file per run, rewritten
+// atomically (temp file + fsync + rename) after every attempt so a crash or
+// Ctrl-C never loses a finished attempt and --resume can continue. A file that
+// is corrupt or was not written by swizzleperf is refused, never overwritten.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "swizzleperf/core/metrics.h"
+#include "swizzleperf/core/result.h"
+
+namespace swz {
+
+inline constexpr int kHistorySchemaVersion = 1;
+inline constexpr const char* kHistoryFormat = "swizzleperf-history";
+
+// Outcome of one attempt; only "ok" attempts are candidates for best.
+enum class AttemptStatus {
+  ok,
+  proposal_failed,    // the proposer produced nothing usable
+  rejected_mapping,   // not a bijection (or did not compile on the host)
+  duplicate,          // same mapping as an earlier attempt
+  build_failed,
+  validation_failed,  // verify mode failed or full-size output differs from the baseline
+  run_failed,         // crash, timeout
+  profile_failed,
+};
+std::string to_string(AttemptStatus s);
+std::optional<AttemptStatus> attempt_status_from_string(const std::string& s);
+
+struct Attempt {
+  int iteration = 0;                 // 0 = baseline
+  std::string proposer;              // "baseline", "builtin", "llm"
+  std::string label;                 // e.g. "grouped_m(g=8)"
+  AttemptStatus status = AttemptStatus::ok;
+  std::string reason;                // one line when status != ok
+  std::string region;                // the region code tried
+  std::string diff;                  // unified diff against the original region
+  nlohmann::json proposal = nlohmann::json::object();    // reasoning, critique, rationale, llm usage
+  nlohmann::json mapping = nlohmann::json::object();     // MappingReport
+  nlohmann::json build = nlohmann::json::object();       // ok, seconds, log excerpt
+  nlohmann::json validation = nlohmann::json::object();  // verify cases, output comparison
+  std::optional<Metrics> metrics;
+  std::optional<Timing> timing;
+  std::optional<double> speedup;     // baseline median / this median, same run
+  std::map<std::string, double> stage_seconds;  // propose, check, build, verify, time, profile
+  std::string started_at;            // ISO-8601 UTC
+  double wall_seconds = 0;
+
+  bool validated() const { return status == AttemptStatus::ok; }
+};
+
+void to_json(nlohmann::json& j, const Attempt& a);
+void from_json(const nlohmann::json& j, Attempt& a);
+
+struct RunHistory {
+  int schema_version = kHistorySchemaVersion;
+  std::string kernel_path;
+  std::string kernel_name;
+  std::string original_region;
+  std::string kernel_hash;           // "fnv1a64:..." of the whole kernel file; resume refuses a changed kernel
+  nlohmann::json config = nlohmann::json::object();    // proposer, backend, iterations, ...
+  nlohmann::json hardware = nlohmann::json::object();  // HardwareProfile
+  std::string created_at;
+  std::string updated_at;
+  std::string state = "running";     // running | completed | interrupted | failed
+  std::optional<Attempt> baseline;
+  std::vector<Attempt> attempts;     // iteration 1..N in order
+
+  // Best validated attempt: highest L2 hit rate, then lowest median time.
+  // nullptr when none validated. The baseline is not a candidate.
+  const Attempt* best() const;
+  int next_iteration() const { return attempts.empty() ? 1 : attempts.back().iteration + 1; }
+};
+
+void to_json(nlohmann::json& j, const RunHistory& h);
+void from_json(const nlohmann::json& j, RunHistory& h);
+
+// Writes to path.tmp, fsyncs, renames over path.
+Status save_history(const std::filesystem::path& path, const RunHistory& history);
+// Refuses: unreadable, not JSON, not a swizzleperf history, newer schema.
+Result<RunHistory> load_history(const std::filesystem::path& path);
+
+// Writes text atomically (same temp + rename discipline), for reports and best.hip.
+Status write_file_atomic(const std::filesystem::path& path, const std::string& text);
+
+// Ranking used by best(): true when a is better than b.
+bool better_attempt(const Attempt& a, const Attempt& b);
+
+std::string now_iso8601();
+// Non-cryptographic content hash ("fnv1a64:<16 hex>") to notice a changed kernel.
+std::string content_hash(std::string_view text);
+
+}  // namespace swz

@@ -1,0 +1,66 @@
+// Mapping check: compiles a swizzle region with the host C++ compiler, evaluates
+// swizzle_pid over whole pid ranges, and reports whether it is a bijection (with
+// colliding and missing ids), per-die load and how many neighbouring tiles share
+// a die under the hardware's dispatch model. Runs before any GPU time is spent.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "swizzleperf/core/hardware.h"
+#include "swizzleperf/core/kernel_source.h"
+#include "swizzleperf/core/process.h"
+#include "swizzleperf/core/result.h"
+
+namespace swz {
+
+struct GridCheck {
+  TileGrid grid;
+  bool bijective = false;
+  std::string error;                      // e.g. "killed by signal 8" while evaluating
+  std::vector<unsigned> colliding_pids;   // pids whose tile another pid also maps to (first few)
+  std::vector<unsigned> missing_tiles;    // tiles no pid maps to (first few)
+  std::vector<unsigned> out_of_range_pids;// pids mapped to >= num_pids (first few)
+  std::uint64_t collisions = 0, missing = 0, out_of_range = 0;  // totals
+  std::vector<unsigned> tiles_per_die;
+  std::vector<unsigned> rows_per_die, cols_per_die;  // distinct tile rows/cols each die touches
+  double row_neighbours_same_die = 0;     // fraction of (i,j)-(i,j+1) pairs on one die
+  double col_neighbours_same_die = 0;     // fraction of (i,j)-(i+1,j) pairs on one die
+  std::vector<std::uint32_t> mapping;     // pid -> tile (kept for the main grid only)
+};
+
+struct MappingReport {
+  bool ok = false;                 // compiled, evaluated, bijective on every grid
+  std::string compile_error;       // set when the region does not compile on the host
+  std::vector<GridCheck> grids;    // [0] is the kernel's own grid
+  std::string dispatch_source;     // provenance of the die model used
+  int num_dies = 1;
+  std::string summary() const;     // one line
+};
+
+void to_json(nlohmann::json& j, const GridCheck& g);
+void to_json(nlohmann::json& j, const MappingReport& r);
+
+struct MappingCheckOptions {
+  std::string host_compiler = "c++";
+  std::filesystem::path work_dir;          // where the evaluator is written and built
+  std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+};
+
+// Ragged grids around the main one (and a few fixed odd shapes), so a pattern
+// that only works when the tile count divides the die count is caught.
+std::vector<TileGrid> ragged_grids(TileGrid main);
+
+Result<MappingReport> check_mapping(const std::string& region, const std::vector<TileGrid>& grids,
+                                    const HardwareProfile& hw, const MappingCheckOptions& options,
+                                    ProcessRunner& runner);
+
+// Pure analysis of a pid -> tile mapping (used by check_mapping; tested directly).
+GridCheck analyse_mapping(TileGrid grid, const std::vector<std::int64_t>& mapping,
+                          const HardwareProfile& hw);
+
+}  // namespace swz

@@ -1,0 +1,73 @@
+// Optimizer: the loop. Measure the unswizzled baseline, then per iteration:
+// propose -> mapping check (host) -> splice -> build -> verify -> compare the
+// full-size output with the baseline's -> time -> profile -> append to the
+// history (atomically) -> keep the best validated kernel. Ctrl-C stops at a
+// clean point; --resume continues without repeating a finished attempt.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "swizzleperf/backend/backend.h"
+#include "swizzleperf/core/history.h"
+#include "swizzleperf/core/kernel_source.h"
+#include "swizzleperf/proposer/proposer.h"
+
+namespace swz {
+
+struct OptimizeOptions {
+  std::filesystem::path kernel;
+  std::filesystem::path run_dir;     // created; must not already hold a run
+  bool resume = false;               // run_dir holds a run to continue
+  int iterations = 10;               // attempts that reach the GPU or the check (duplicates excluded)
+  int time_reps = 30;
+  int warmup = 5;
+  std::vector<int> size;             // --size for the program (empty: its default)
+  std::string host_cxx = "c++";
+  nlohmann::json config = nlohmann::json::object();  // recorded in the history
+};
+
+struct OptimizeSummary {
+  RunHistory history;
+  std::filesystem::path run_dir;
+  std::filesystem::path best_kernel;  // empty when nothing validated beat the baseline
+  bool interrupted = false;
+  bool improved() const;              // best beats the baseline's L2 hit rate or time
+};
+
+// One attempt's evaluation: used for the baseline (identity region) and candidates.
+class Optimizer {
+ public:
+  Optimizer(Backend& backend, Proposer& proposer, ProcessRunner& runner, OptimizeOptions options);
+  Result<OptimizeSummary> run();
+
+ private:
+  Status prepare();
+  Status measure_baseline();
+  Attempt evaluate(int iteration, const Proposal& proposal, const std::filesystem::path& dir);
+  bool finish_attempt_stages(Attempt& a, const std::filesystem::path& dir, const std::filesystem::path& exe);
+  Status save();
+  void update_best();
+  std::vector<std::string> size_args() const;
+
+  Backend& backend_;
+  Proposer& proposer_;
+  ProcessRunner& runner_;
+  OptimizeOptions opt_;
+  std::optional<KernelSource> kernel_;
+  HardwareProfile hw_;
+  RunHistory history_;
+  TileGrid grid_;
+  std::string kernel_regex_;
+  double dump_tol_ = 0;
+  std::filesystem::path history_path_;
+};
+
+// Byte-exact comparison, or float32 comparison within a relative tolerance when tol > 0.
+// Returns an empty string when equal, else a one-line description of the difference.
+std::string compare_outputs(const std::filesystem::path& a, const std::filesystem::path& b, double tol);
+
+}  // namespace swz

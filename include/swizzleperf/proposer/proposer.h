@@ -1,0 +1,50 @@
+// Proposer: the one interface for producing the next swizzle region. The
+// built-in proposer instantiates parametric remap families from the hardware
+// profile; the LLM proposer asks a model over an OpenAI-compatible API. Both
+// see the same context: the kernel, the hardware, and the full history.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "swizzleperf/core/hardware.h"
+#include "swizzleperf/core/history.h"
+#include "swizzleperf/core/kernel_source.h"
+#include "swizzleperf/core/result.h"
+
+namespace swz {
+
+struct ProposalContext {
+  const KernelSource& kernel;
+  TileGrid grid;                      // the kernel's tile grid at its default size
+  const HardwareProfile& hardware;
+  const RunHistory& history;          // baseline + every earlier attempt
+  std::filesystem::path attempt_dir;  // prompts/replies may be saved here
+  std::filesystem::path run_dir;      // per-run caches (e.g. the memory analysis)
+  int iteration = 1;
+};
+
+struct Proposal {
+  std::string region;                 // the complete new region (between the markers)
+  std::string label;                  // short name of the pattern
+  std::string reasoning;
+  nlohmann::json critique = nlohmann::json::array();  // one entry per earlier attempt
+  std::string rationale;
+  nlohmann::json meta = nlohmann::json::object();     // family/params, token usage, latency
+};
+
+class Proposer {
+ public:
+  virtual ~Proposer() = default;
+  virtual std::string name() const = 0;  // "builtin" | "llm"
+  // An Error is recorded as a failed attempt and the loop goes on, unless
+  // Error::fatal (e.g. the API key was refused), which stops the run cleanly.
+  // An Error with message "exhausted" (see kExhausted) means nothing new is left.
+  virtual Result<Proposal> propose(const ProposalContext& context) = 0;
+};
+
+inline constexpr const char* kExhausted = "exhausted";
+
+}  // namespace swz

@@ -1,0 +1,98 @@
+// Backend plumbing shared by every vendor: running a program in one of its
+// contract modes, finding the support files, and choosing a backend.
+#include "swizzleperf/backend/backend.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "swizzleperf/backend/cuda_backend.h"
+#include "swizzleperf/backend/hip_backend.h"
+
+namespace swz {
+
+namespace {
+
+fs::path exe_dir() {
+  std::error_code ec;
+  auto p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : p.parent_path();
+}
+
+fs::path find_dir(const char* env, const std::vector<fs::path>& rel_candidates, const fs::path& marker,
+                  const fs::path& source_fallback) {
+  if (const char* e = std::getenv(env); e && *e) return e;
+  const auto base = exe_dir();
+  std::error_code ec;
+  for (const auto& rel : rel_candidates) {
+    auto dir = (base / rel).lexically_normal();
+    if (fs::exists(dir / marker, ec)) return dir;
+  }
+  return source_fallback;
+}
+
+nlohmann::json last_json_line(const std::string& out) {
+  std::size_t end = out.size();
+  while (end > 0) {
+    while (end > 0 && (out[end - 1] == '\n' || out[end - 1] == '\r' || out[end - 1] == ' ')) --end;
+    if (end == 0) break;
+    std::size_t start = out.rfind('\n', end - 1);
+    start = start == std::string::npos ? 0 : start + 1;
+    auto line = out.substr(start, end - start);
+    if (!line.empty() && line.front() == '{') {
+      auto j = nlohmann::json::parse(line, nullptr, false);
+      if (!j.is_discarded()) return j;
+    }
+    end = start;
+  }
+  return nullptr;
+}
+
+bool have_device_node(const char* path) { return ::access(path, F_OK) == 0; }
+
+}  // namespace
+
+fs::path support_dir() {
+  return find_dir("SWIZZLEPERF_SUPPORT_DIR",
+                  {"../kernels/support", "../../kernels/support", "../share/swizzleperf/support"},
+                  "swz_harness.h", fs::path(SWZ_SOURCE_DIR) / "kernels" / "support");
+}
+
+fs::path prompts_dir() {
+  return find_dir("SWIZZLEPERF_PROMPTS_DIR", {"../prompts", "../../prompts", "../share/swizzleperf/prompts"},
+                  "optimize.txt", fs::path(SWZ_SOURCE_DIR) / "prompts");
+}
+
+ProgramRun Backend::run_program(const fs::path& exe, const std::vector<std::string>& args,
+                                std::chrono::seconds timeout) {
+  ProgramRun r;
+  ProcessSpec spec;
+  spec.argv.push_back(exe.string());
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.timeout = timeout;
+  r.argv = spec.argv;
+  r.process = runner_.run(spec);
+  r.json = last_json_line(r.process.out);
+  return r;
+}
+
+Result<std::unique_ptr<Backend>> make_backend(const std::string& which, ProcessRunner& runner,
+                                              const ToolOptions& tools) {
+  if (which == "cuda") return std::unique_ptr<Backend>(std::make_unique<CudaBackend>(runner, tools));
+  if (which == "hip") return std::unique_ptr<Backend>(std::make_unique<HipBackend>(runner, tools));
+  if (which != "auto")
+    return make_error("unknown backend '" + which + "': use auto, cuda or hip");
+  const bool amd_gpu = have_device_node("/dev/kfd");
+  const bool nvidia_gpu = have_device_node("/dev/nvidia0") || !find_executable("nvidia-smi").empty();
+  HipBackend hip(runner, tools);
+  CudaBackend cuda(runner, tools);
+  if (amd_gpu && !find_executable(hip.profiler_path()).empty())
+    return std::unique_ptr<Backend>(std::make_unique<HipBackend>(runner, tools));
+  if (nvidia_gpu && !find_executable(cuda.profiler_path()).empty())
+    return std::unique_ptr<Backend>(std::make_unique<CudaBackend>(runner, tools));
+  return make_error(std::string("no GPU backend found: looked for an AMD GPU (/dev/kfd: ") +
+                    (amd_gpu ? "present" : "absent") + ") with rocprofv3, and an NVIDIA GPU (/dev/nvidia0 or nvidia-smi: " +
+                    (nvidia_gpu ? "present" : "absent") + ") with ncu; pass --backend cuda|hip to choose one");
+}
+
+}  // namespace swz

@@ -1,0 +1,109 @@
+// HIP backend. rocprofv3 writes PREFIX_counter_collection.csv somewhere under
+// the output dir (versions differ in nesting), so the file is searched for.
+#include "swizzleperf/backend/hip_backend.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "swizzleperf/backend/rocprof_parser.h"
+#include "swizzleperf/core/history.h"
+
+namespace swz {
+
+namespace {
+
+std::string tool_or_default(const std::string& configured, const char* name, const char* fallback) {
+  if (!configured.empty()) return configured;
+  if (!find_executable(name).empty()) return name;
+  if (!find_executable(fallback).empty()) return fallback;
+  return name;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+std::string HipBackend::compiler_path() const { return tool_or_default(tools_.compiler, "hipcc", "/opt/rocm/bin/hipcc"); }
+std::string HipBackend::profiler_path() const { return tool_or_default(tools_.profiler, "rocprofv3", "/opt/rocm/bin/rocprofv3"); }
+
+Status HipBackend::preflight(bool need_profiler) {
+  if (find_executable(compiler_path()).empty())
+    return make_error("hipcc not found (looked on PATH and in /opt/rocm/bin): install ROCm (Debian: apt-get install hipcc) or pass --hipcc PATH");
+  if (need_profiler && find_executable(profiler_path()).empty())
+    return make_error("rocprofv3 not found (looked on PATH and in /opt/rocm/bin): the hip backend needs ROCm's rocprofiler-sdk on a machine with an AMD GPU, or pass --rocprof PATH");
+  return ok_status();
+}
+
+std::vector<std::string> HipBackend::build_argv(const BuildRequest& req, const std::string& compiler) const {
+  const auto support = support_dir();
+  std::vector<std::string> argv = {compiler, "-std=c++17", "-O3"};
+  std::string arch = !req.arch.empty() ? req.arch : tools_.arch;
+  if (!arch.empty()) argv.push_back("--offload-arch=" + arch);
+  argv.insert(argv.end(), {"-I" + support.string(), "-DSWZ_NUM_DIES=" + std::to_string(req.num_dies)});
+  argv.insert(argv.end(), tools_.extra_flags.begin(), tools_.extra_flags.end());
+  argv.insert(argv.end(), {"-o", req.output.string(), req.source.string()});
+  return argv;
+}
+
+Result<BuildResult> HipBackend::build(const BuildRequest& req) {
+  BuildResult b;
+  const auto compiler = compiler_path();
+  b.argv = build_argv(req, compiler);
+  ProcessSpec spec{b.argv, {}, {}, tools_.build_timeout};
+  auto r = runner_.run(spec);
+  b.seconds = r.seconds;
+  b.log = r.out + r.err;
+  if (!r.started) return make_error("cannot run hipcc (" + compiler + "): " + tail_lines(r.err, 1) + "; pass --hipcc PATH");
+  if (r.interrupted) return make_error("interrupted");
+  b.ok = r.success();
+  if (!b.ok) b.failure = "hipcc " + r.describe() + ": " + tail_lines(b.log, 1);
+  return b;
+}
+
+Result<HardwareProfile> HipBackend::query_device(const fs::path& work_dir) {
+  // Without --arch, hipcc asks rocm_agent_enumerator for the installed GPU.
+  BuildRequest req{support_dir() / "device_query.hip", work_dir / "device_query", 1, {}};
+  auto built = build(req);
+  if (!built) return built.error();
+  if (!built->ok) return make_error("cannot build the device query program: " + built->failure);
+  auto run = run_program(req.output, {}, tools_.run_timeout);
+  if (!run.process.success() || run.json.is_null())
+    return make_error("no AMD GPU answered the device query (" + run.process.describe() + ": " +
+                      tail_lines(run.process.err + run.process.out, 1) + ")");
+  return profile_from_device_query(run.json);
+}
+
+std::vector<std::string> HipBackend::profile_argv(const ProfileRequest& req, const std::string& rocprof,
+                                                  const fs::path& out_dir) const {
+  std::vector<std::string> argv = {rocprof, "--pmc", "TCC_HIT_sum", "TCC_MISS_sum"};
+  if (!req.kernel_regex.empty()) argv.insert(argv.end(), {"--kernel-include-regex", req.kernel_regex});
+  argv.insert(argv.end(), {"--output-format", "csv", "-d", out_dir.string(), "-o", "swz", "--"});
+  argv.push_back(req.exe.string());
+  argv.insert(argv.end(), req.args.begin(), req.args.end());
+  return argv;
+}
+
+Result<Metrics> HipBackend::profile(const ProfileRequest& req) {
+  const auto rocprof = profiler_path();
+  const auto out_dir = req.out_dir / "rocprof";
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  ProcessSpec spec{profile_argv(req, rocprof, out_dir), {}, {}, tools_.profile_timeout};
+  auto r = runner_.run(spec);
+  (void)write_file_atomic(req.out_dir / "rocprof.log", format_argv(spec.argv) + "\n" + r.out + r.err);
+  if (!r.started) return make_error("cannot run rocprofv3 (" + rocprof + "): " + tail_lines(r.err, 1) + "; pass --rocprof PATH");
+  if (r.interrupted) return make_error("interrupted");
+  if (!r.success()) return make_error("rocprofv3 " + r.describe() + ": " + tail_lines(r.out + r.err, 1));
+  for (auto it = fs::recursive_directory_iterator(out_dir, ec); it != fs::recursive_directory_iterator(); ++it) {
+    if (it->path().filename().string().ends_with("counter_collection.csv"))
+      return parse_rocprof_counters(slurp(it->path()), req.kernel_regex);
+  }
+  return make_error("rocprofv3 wrote no counter_collection.csv under " + out_dir.string());
+}
+
+}  // namespace swz

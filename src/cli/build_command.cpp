@@ -1,0 +1,63 @@
+// `swizzleperf build`: compile a kernel as the loop would (useful in CI jobs).
+#include <filesystem>
+
+#include "swizzleperf/cli/app.h"
+#include "swizzleperf/cli/commands.h"
+#include "swizzleperf/backend/cuda_backend.h"
+#include "swizzleperf/backend/hip_backend.h"
+#include "swizzleperf/core/kernel_source.h"
+
+namespace swz::cli {
+
+int cmd_build(const std::vector<std::string>& args) {
+  cxxopts::Options o("swizzleperf build", "Compile a kernel program as the optimize loop would, without running it.");
+  o.positional_help("KERNEL.hip");
+  o.add_options()("kernel", "kernel file", cxxopts::value<std::string>())
+      ("o,output", "output executable", cxxopts::value<std::string>()->default_value(""))
+      ("dies", "value of SWZ_NUM_DIES (default: from --arch's table entry, else 1)", cxxopts::value<int>()->default_value("0"))
+      ("h,help", "show this help");
+  add_backend_options(o);
+  o.parse_positional({"kernel"});
+  cxxopts::ParseResult r;
+  std::string err;
+  if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf build --help')");
+  if (r.count("help")) {
+    std::puts(o.help({"", "Backend"}).c_str());
+    return kExitOk;
+  }
+  if (!r.count("kernel")) return report_error("build needs a kernel file: swizzleperf build KERNEL.hip -o OUT");
+  auto k = KernelSource::load(r["kernel"].as<std::string>());
+  if (!k) return report_error(k.error().message);
+  std::string out = r["output"].as<std::string>();
+  if (out.empty()) out = k->name();
+  std::string which = r["backend"].as<std::string>();
+  ToolOptions tools = tool_options_from(r);
+  RealProcessRunner runner;
+  if (which == "auto") {
+    // Building needs no GPU: prefer the toolchain that is installed.
+    CudaBackend probe_cuda(runner, tools);
+    which = probe_cuda.preflight(false) ? "cuda" : "hip";
+  }
+  if (which == "hip") {
+    tools.compiler = r["hipcc"].as<std::string>();
+    tools.profiler = r["rocprof"].as<std::string>();
+  }
+  auto backend = make_backend(which, runner, tools);
+  if (!backend) return report_error(backend.error().message);
+  if (auto st = (*backend)->preflight(false); !st) return report_error(st.error().message);
+  int dies = r["dies"].as<int>();
+  if (dies <= 0) {
+    auto hw = tools.arch.empty() ? Result<HardwareProfile>(make_error("")) : profile_from_arch(tools.arch);
+    dies = hw ? hw->num_dies : 1;
+  }
+  std::string arch = tools.arch;
+  if (arch.empty() && which == "hip") arch = HipBackend::kDefaultArch;
+  auto built = (*backend)->build({k->path(), out, dies, arch});
+  if (!built) return report_error(built.error().message);
+  std::fputs(built->log.c_str(), stderr);
+  if (!built->ok) return report_error(k->path().string() + " does not build: " + built->failure);
+  std::printf("built %s (%s, SWZ_NUM_DIES=%d)\n", out.c_str(), (*backend)->name().c_str(), dies);
+  return kExitOk;
+}
+
+}  // namespace swz::cli

@@ -1,0 +1,125 @@
+// `swizzleperf optimize`: wires options to a backend, a proposer and the loop.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <ctime>
+
+#include "swizzleperf/cli/app.h"
+#include "swizzleperf/cli/commands.h"
+#include "swizzleperf/cli/proposer_factory.h"
+#include "swizzleperf/loop/optimizer.h"
+#include "swizzleperf/loop/report.h"
+
+namespace swz::cli {
+
+namespace {
+
+std::string stamp() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+}  // namespace
+
+int cmd_optimize(const std::vector<std::string>& args) {
+  cxxopts::Options o("swizzleperf optimize", "Search for a swizzle that raises the kernel's L2 hit rate; keep the best validated kernel.");
+  o.positional_help("KERNEL.hip");
+  o.add_options()("kernel", "kernel file (optional with --resume)", cxxopts::value<std::string>())("h,help", "show this help");
+  o.add_options("Run")
+      ("iterations", "attempts to make (duplicates of earlier mappings are not counted)", cxxopts::value<int>()->default_value("10"))
+      ("run-dir", "directory for this run (default: runs/<kernel>-<UTC time>)", cxxopts::value<std::string>()->default_value(""))
+      ("resume", "continue the run in DIR after Ctrl-C or a crash", cxxopts::value<std::string>()->default_value(""))
+      ("size", "problem size passed to the program as --size (e.g. 8192,8192,2048)", cxxopts::value<std::string>()->default_value(""))
+      ("reps", "timed repetitions per measurement (median reported)", cxxopts::value<int>()->default_value("30"))
+      ("warmup", "untimed warm-up runs before timing", cxxopts::value<int>()->default_value("5"))
+      ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"))
+      ("json", "print a machine-readable summary on stdout (the table goes to stderr)");
+  add_proposer_options(o);
+  add_backend_options(o);
+  o.parse_positional({"kernel"});
+  cxxopts::ParseResult r;
+  std::string err;
+  if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf optimize --help')");
+  if (r.count("help")) {
+    std::puts(o.help({"", "Run", "Proposer", "LLM", "Backend"}).c_str());
+    return kExitOk;
+  }
+
+  OptimizeOptions opt;
+  const std::string resume = r["resume"].as<std::string>();
+  RunHistory previous;
+  if (!resume.empty()) {
+    auto h = load_history(std::filesystem::path(resume) / "history.json");
+    if (!h) return report_error(h.error().message);
+    previous = h.value();
+    opt.resume = true;
+    opt.run_dir = resume;
+    opt.kernel = r.count("kernel") ? std::filesystem::path(r["kernel"].as<std::string>()) : std::filesystem::path(previous.kernel_path);
+  } else {
+    if (!r.count("kernel")) return report_error("optimize needs a kernel file: swizzleperf optimize KERNEL.hip (or --resume DIR)");
+    opt.kernel = r["kernel"].as<std::string>();
+    opt.run_dir = r["run-dir"].as<std::string>();
+  }
+  auto kernel = KernelSource::load(opt.kernel);
+  if (!kernel) return report_error(kernel.error().message);
+  if (opt.run_dir.empty()) opt.run_dir = std::filesystem::path("runs") / fmt::format("{}-{}", kernel->name(), stamp());
+
+  opt.iterations = r["iterations"].as<int>();
+  if (opt.resume && !r.count("iterations") && previous.config.contains("iterations"))
+    opt.iterations = previous.config["iterations"].get<int>();
+  if (opt.iterations < 1 || opt.iterations > 1000) return report_error("--iterations must be between 1 and 1000");
+  opt.time_reps = r["reps"].as<int>();
+  opt.warmup = r["warmup"].as<int>();
+  if (opt.time_reps < 1) return report_error("--reps must be at least 1");
+  if (auto s = r["size"].as<std::string>(); !s.empty() && !parse_int_list(s, opt.size))
+    return report_error("--size '" + s + "' is not a comma-separated list of positive integers");
+  if (opt.resume && opt.size.empty() && previous.config.contains("size")) opt.size = previous.config["size"].get<std::vector<int>>();
+  opt.host_cxx = r["host-cxx"].as<std::string>();
+
+  std::string backend_name = r["backend"].as<std::string>();
+  if (opt.resume && !r.count("backend") && previous.config.contains("backend")) backend_name = previous.config["backend"].get<std::string>();
+  ToolOptions tools = tool_options_from(r);
+  if (backend_name == "hip") {
+    tools.compiler = r["hipcc"].as<std::string>();
+    tools.profiler = r["rocprof"].as<std::string>();
+  }
+  RealProcessRunner runner;
+  auto backend = make_backend(backend_name, runner, tools);
+  if (!backend) return report_error(backend.error().message);
+
+  std::string proposer_name = r["proposer"].as<std::string>();
+  if (opt.resume && !r.count("proposer") && previous.config.contains("proposer")) proposer_name = previous.config["proposer"].get<std::string>();
+  auto proposer = make_proposer(proposer_name, r);
+  if (!proposer) return report_error(proposer.error().message);
+  if (r.count("dump-prompt")) return dump_next_prompt(**proposer, opt, r);
+
+  opt.config = {{"proposer", (*proposer)->name()}, {"backend", (*backend)->name()}, {"iterations", opt.iterations},
+                {"reps", opt.time_reps}, {"warmup", opt.warmup}, {"size", opt.size}, {"arch", tools.arch},
+                {"proposer_config", proposer_config_json(r)}};
+  if (opt.resume) {
+    auto merged = previous.config;
+    merged.update(opt.config);
+    opt.config = merged;
+  }
+  Optimizer optimizer(**backend, **proposer, runner, opt);
+  auto result = optimizer.run();
+  if (!result) {
+    if (result.error().message == "interrupted") return kExitInterrupted;
+    return report_error(result.error().message);
+  }
+  const auto table = render_summary_table(*result);
+  if (r.count("json")) {
+    std::fputs(table.c_str(), stderr);
+    std::puts(summary_json(*result).dump(2).c_str());
+  } else {
+    std::fputs(table.c_str(), stdout);
+  }
+  return result->interrupted ? kExitInterrupted : kExitOk;
+}
+
+}  // namespace swz::cli

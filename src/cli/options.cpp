@@ -1,0 +1,103 @@
+// Option groups shared by subcommands, and small argument parsers.
+#include <sstream>
+
+#include "swizzleperf/cli/app.h"
+#include "swizzleperf/cli/commands.h"
+
+namespace swz::cli {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"optimize", "run the loop on one kernel: baseline, proposals, check, build, verify, time, profile", cmd_optimize},
+      {"check", "host-only mapping check of a kernel's swizzle region (any machine, no GPU)", cmd_check},
+      {"build", "compile a kernel as the loop would, without running it", cmd_build},
+      {"version", "print the version", cmd_version},
+  };
+  return table;
+}
+
+void add_backend_options(cxxopts::Options& o) {
+  o.add_options("Backend")
+      ("backend", "auto, cuda (nvcc + ncu) or hip (hipcc + rocprofv3)", cxxopts::value<std::string>()->default_value("auto"))
+      ("arch", "GPU arch (sm_90, gfx942); default: from the device query", cxxopts::value<std::string>()->default_value(""))
+      ("nvcc", "path to nvcc (default: PATH, then /usr/local/cuda/bin)", cxxopts::value<std::string>()->default_value(""))
+      ("ncu", "path to Nsight Compute's ncu (default: PATH, then /usr/local/cuda/bin)", cxxopts::value<std::string>()->default_value(""))
+      ("hipcc", "path to hipcc (default: PATH, then /opt/rocm/bin)", cxxopts::value<std::string>()->default_value(""))
+      ("rocprof", "path to rocprofv3 (default: PATH, then /opt/rocm/bin)", cxxopts::value<std::string>()->default_value(""))
+      ("run-timeout", "seconds before a kernel program run is killed", cxxopts::value<int>()->default_value("120"))
+      ("build-timeout", "seconds before a compile is killed", cxxopts::value<int>()->default_value("300"))
+      ("profile-timeout", "seconds before a profiler run is killed", cxxopts::value<int>()->default_value("300"));
+}
+
+ToolOptions tool_options_from(const cxxopts::ParseResult& r) {
+  ToolOptions t;
+  const std::string backend = r["backend"].as<std::string>();
+  if (backend == "hip") {
+    t.compiler = r["hipcc"].as<std::string>();
+    t.profiler = r["rocprof"].as<std::string>();
+  } else if (backend == "cuda") {
+    t.compiler = r["nvcc"].as<std::string>();
+    t.profiler = r["ncu"].as<std::string>();
+  } else {
+    // auto: both sets may be given; the chosen backend reads its own pair.
+    t.compiler = r["nvcc"].as<std::string>();
+    t.profiler = r["ncu"].as<std::string>();
+  }
+  t.arch = r["arch"].as<std::string>();
+  t.run_timeout = std::chrono::seconds(r["run-timeout"].as<int>());
+  t.build_timeout = std::chrono::seconds(r["build-timeout"].as<int>());
+  t.profile_timeout = std::chrono::seconds(r["profile-timeout"].as<int>());
+  return t;
+}
+
+bool parse_args(cxxopts::Options& o, const std::vector<std::string>& args, cxxopts::ParseResult& out,
+                std::string& error) {
+  std::vector<const char*> argv{"swizzleperf"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  try {
+    out = o.parse(static_cast<int>(argv.size()), argv.data());
+    return true;
+  } catch (const cxxopts::exceptions::exception& e) {
+    error = e.what();
+    return false;
+  }
+}
+
+bool parse_grid(const std::string& s, unsigned& m, unsigned& n) {
+  auto x = s.find_first_of("xX");
+  if (x == std::string::npos) return false;
+  try {
+    std::size_t i1 = 0, i2 = 0;
+    long a = std::stol(s.substr(0, x), &i1), b = std::stol(s.substr(x + 1), &i2);
+    if (i1 != x || i2 != s.size() - x - 1 || a <= 0 || b <= 0 || a > (1 << 24) || b > (1 << 24)) return false;
+    m = static_cast<unsigned>(a);
+    n = static_cast<unsigned>(b);
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+bool parse_int_list(const std::string& s, std::vector<int>& out) {
+  out.clear();
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      std::size_t idx = 0;
+      long v = std::stol(item, &idx);
+      if (idx != item.size() || v <= 0 || v > (1L << 30)) return false;
+      out.push_back(static_cast<int>(v));
+    } catch (...) {
+      return false;
+    }
+  }
+  return !out.empty();
+}
+
+int cmd_version(const std::vector<std::string>&) {
+  std::printf("swizzleperf %s\n", SWZ_VERSION);
+  return kExitOk;
+}
+
+}  // namespace swz::cli

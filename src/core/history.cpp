@@ -1,0 +1,205 @@
+// History persistence and ranking. The file is the run's source of truth:
+// --resume reads it back, reports are made from it, and it is replaced only
+// through write_file_atomic so a crash leaves either the old or the new file.
+#include "swizzleperf/core/history.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+namespace swz {
+
+namespace {
+
+const std::pair<AttemptStatus, const char*> kStatusNames[] = {
+    {AttemptStatus::ok, "ok"},
+    {AttemptStatus::proposal_failed, "proposal_failed"},
+    {AttemptStatus::rejected_mapping, "rejected_mapping"},
+    {AttemptStatus::duplicate, "duplicate"},
+    {AttemptStatus::build_failed, "build_failed"},
+    {AttemptStatus::validation_failed, "validation_failed"},
+    {AttemptStatus::run_failed, "run_failed"},
+    {AttemptStatus::profile_failed, "profile_failed"},
+};
+
+template <typename T>
+void put_opt(nlohmann::json& j, const char* key, const std::optional<T>& v) {
+  if (v) j[key] = *v;
+}
+
+template <typename T>
+void get_opt(const nlohmann::json& j, const char* key, std::optional<T>& v) {
+  if (j.contains(key) && !j.at(key).is_null()) v = j.at(key).get<T>();
+}
+
+}  // namespace
+
+std::string to_string(AttemptStatus s) {
+  for (const auto& [k, name] : kStatusNames)
+    if (k == s) return name;
+  return "unknown";
+}
+
+std::optional<AttemptStatus> attempt_status_from_string(const std::string& s) {
+  for (const auto& [k, name] : kStatusNames)
+    if (s == name) return k;
+  return std::nullopt;
+}
+
+void to_json(nlohmann::json& j, const Attempt& a) {
+  j = nlohmann::json{{"iteration", a.iteration}, {"proposer", a.proposer}, {"label", a.label},
+                     {"status", to_string(a.status)}, {"reason", a.reason}, {"region", a.region},
+                     {"diff", a.diff}, {"proposal", a.proposal}, {"mapping", a.mapping},
+                     {"build", a.build}, {"validation", a.validation},
+                     {"stage_seconds", a.stage_seconds}, {"started_at", a.started_at},
+                     {"wall_seconds", a.wall_seconds}};
+  put_opt(j, "metrics", a.metrics);
+  put_opt(j, "timing", a.timing);
+  put_opt(j, "speedup", a.speedup);
+}
+
+void from_json(const nlohmann::json& j, Attempt& a) {
+  a.iteration = j.at("iteration").get<int>();
+  a.proposer = j.value("proposer", "");
+  a.label = j.value("label", "");
+  auto st = attempt_status_from_string(j.at("status").get<std::string>());
+  if (!st) throw nlohmann::json::other_error::create(501, "unknown attempt status", &j);
+  a.status = *st;
+  a.reason = j.value("reason", "");
+  a.region = j.value("region", "");
+  a.diff = j.value("diff", "");
+  a.proposal = j.value("proposal", nlohmann::json::object());
+  a.mapping = j.value("mapping", nlohmann::json::object());
+  a.build = j.value("build", nlohmann::json::object());
+  a.validation = j.value("validation", nlohmann::json::object());
+  a.stage_seconds = j.value("stage_seconds", std::map<std::string, double>{});
+  a.started_at = j.value("started_at", "");
+  a.wall_seconds = j.value("wall_seconds", 0.0);
+  get_opt(j, "metrics", a.metrics);
+  get_opt(j, "timing", a.timing);
+  get_opt(j, "speedup", a.speedup);
+}
+
+void to_json(nlohmann::json& j, const RunHistory& h) {
+  j = nlohmann::json{{"format", kHistoryFormat}, {"schema_version", h.schema_version},
+                     {"kernel_path", h.kernel_path}, {"kernel_name", h.kernel_name},
+                     {"original_region", h.original_region}, {"kernel_hash", h.kernel_hash},
+                     {"config", h.config}, {"hardware", h.hardware}, {"created_at", h.created_at},
+                     {"updated_at", h.updated_at}, {"state", h.state}, {"attempts", h.attempts}};
+  put_opt(j, "baseline", h.baseline);
+}
+
+void from_json(const nlohmann::json& j, RunHistory& h) {
+  h.schema_version = j.at("schema_version").get<int>();
+  h.kernel_path = j.at("kernel_path").get<std::string>();
+  h.kernel_name = j.value("kernel_name", "");
+  h.original_region = j.at("original_region").get<std::string>();
+  h.kernel_hash = j.value("kernel_hash", "");
+  h.config = j.value("config", nlohmann::json::object());
+  h.hardware = j.value("hardware", nlohmann::json::object());
+  h.created_at = j.value("created_at", "");
+  h.updated_at = j.value("updated_at", "");
+  h.state = j.value("state", "running");
+  get_opt(j, "baseline", h.baseline);
+  h.attempts = j.at("attempts").get<std::vector<Attempt>>();
+}
+
+bool better_attempt(const Attempt& a, const Attempt& b) {
+  const double ha = a.metrics && a.metrics->l2_hit_pct ? *a.metrics->l2_hit_pct : -1;
+  const double hb = b.metrics && b.metrics->l2_hit_pct ? *b.metrics->l2_hit_pct : -1;
+  // Hit rates within a hundredth of a point are a tie: time decides.
+  if (std::abs(ha - hb) > 0.01) return ha > hb;
+  const double ta = a.timing ? a.timing->median_ms : 1e300;
+  const double tb = b.timing ? b.timing->median_ms : 1e300;
+  if (ta != tb) return ta < tb;
+  return a.iteration < b.iteration;
+}
+
+const Attempt* RunHistory::best() const {
+  const Attempt* best = nullptr;
+  for (const auto& a : attempts)
+    if (a.validated() && (!best || better_attempt(a, *best))) best = &a;
+  return best;
+}
+
+Status write_file_atomic(const std::filesystem::path& path, const std::string& text) {
+  const auto tmp = path.string() + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return make_error("cannot write " + tmp + ": " + strerror(errno));
+  std::size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return make_error("cannot write " + tmp + ": " + strerror(e));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    ::unlink(tmp.c_str());
+    return make_error("cannot flush " + tmp + ": " + strerror(errno));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    return make_error("cannot replace " + path.string() + ": " + strerror(e));
+  }
+  return ok_status();
+}
+
+Status save_history(const std::filesystem::path& path, const RunHistory& history) {
+  RunHistory copy = history;
+  copy.updated_at = now_iso8601();
+  return write_file_atomic(path, nlohmann::json(copy).dump(2) + "\n");
+}
+
+Result<RunHistory> load_history(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("cannot read history " + path.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded())
+    return make_error("history " + path.string() + " is corrupt (not valid JSON); it was left untouched — start a new run with --run-dir or restore the file");
+  if (!j.is_object() || j.value("format", "") != kHistoryFormat)
+    return make_error("history " + path.string() + " was not written by swizzleperf; it was left untouched — point --resume at a swizzleperf run directory");
+  const int version = j.value("schema_version", 0);
+  if (version > kHistorySchemaVersion || version < 1)
+    return make_error("history " + path.string() + " has schema version " + std::to_string(version) +
+                      ", this swizzleperf reads version " + std::to_string(kHistorySchemaVersion));
+  try {
+    return j.get<RunHistory>();
+  } catch (const nlohmann::json::exception& e) {
+    return make_error("history " + path.string() + " is corrupt (" + e.what() + "); it was left untouched");
+  }
+}
+
+std::string now_iso8601() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string content_hash(std::string_view text) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace swz

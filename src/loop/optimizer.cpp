@@ -1,0 +1,442 @@
+// The optimize loop. Every stage's failure becomes an attempt status with a
+// one-line reason; only a failing baseline, a fatal proposer error or an
+// unwritable history stop the run. The history is saved after every attempt.
+#include "swizzleperf/loop/optimizer.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "swizzleperf/core/mapping_check.h"
+#include "swizzleperf/loop/report.h"
+
+namespace swz {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double secs_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string mapping_hash(const std::vector<std::uint32_t>& mapping) {
+  std::string bytes(reinterpret_cast<const char*>(mapping.data()), mapping.size() * sizeof(std::uint32_t));
+  return content_hash(bytes);
+}
+
+std::string fmt_pct(const std::optional<Metrics>& m) {
+  return m && m->l2_hit_pct ? fmt::format("{:.2f}%", *m->l2_hit_pct) : "n/a";
+}
+
+}  // namespace
+
+bool OptimizeSummary::improved() const {
+  const Attempt* best = history.best();
+  if (!best || !history.baseline) return false;
+  const auto& base = *history.baseline;
+  const bool l2 = best->metrics && best->metrics->l2_hit_pct && base.metrics && base.metrics->l2_hit_pct &&
+                  *best->metrics->l2_hit_pct > *base.metrics->l2_hit_pct + 0.01;
+  const bool time = best->speedup && *best->speedup > 1.0;
+  return l2 || time;
+}
+
+std::string compare_outputs(const fs::path& a, const fs::path& b, double tol) {
+  const std::string x = read_all(a), y = read_all(b);
+  if (x.size() != y.size()) return fmt::format("output sizes differ ({} vs {} bytes)", x.size(), y.size());
+  if (tol <= 0) {
+    std::size_t diff = 0, first = std::string::npos;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (x[i] != y[i]) {
+        if (first == std::string::npos) first = i;
+        ++diff;
+      }
+    return diff == 0 ? "" : fmt::format("{} of {} output bytes differ from the baseline's (first at byte {})", diff, x.size(), first);
+  }
+  const std::size_t n = x.size() / sizeof(float);
+  std::size_t bad = 0, first = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    float fa, fb;
+    std::memcpy(&fa, x.data() + i * 4, 4);
+    std::memcpy(&fb, y.data() + i * 4, 4);
+    const double err = std::fabs(static_cast<double>(fa) - fb);
+    if (!(err <= tol * std::max(1.0, std::fabs(static_cast<double>(fa))))) {
+      if (bad++ == 0) first = i;
+    }
+  }
+  return bad == 0 ? "" : fmt::format("{} of {} output values differ from the baseline's beyond rel tol {} (first at index {})", bad, n, tol, first);
+}
+
+Optimizer::Optimizer(Backend& backend, Proposer& proposer, ProcessRunner& runner, OptimizeOptions options)
+    : backend_(backend), proposer_(proposer), runner_(runner), opt_(std::move(options)) {}
+
+std::vector<std::string> Optimizer::size_args() const {
+  if (opt_.size.empty()) return {};
+  std::string s;
+  for (int v : opt_.size) s += (s.empty() ? "" : ",") + std::to_string(v);
+  return {"--size", s};
+}
+
+Status Optimizer::save() { return save_history(history_path_, history_); }
+
+Status Optimizer::prepare() {
+  auto k = KernelSource::load(opt_.kernel);
+  if (!k) return k.error();
+  kernel_ = std::move(k.value());
+  history_path_ = opt_.run_dir / "history.json";
+  std::error_code ec;
+  if (opt_.resume) {
+    if (!fs::exists(history_path_, ec))
+      return make_error("nothing to resume: " + history_path_.string() + " does not exist");
+    auto h = load_history(history_path_);
+    if (!h) return h.error();
+    history_ = std::move(h.value());
+    if (history_.kernel_hash != content_hash(kernel_->text()))
+      return make_error("kernel " + opt_.kernel.string() + " changed since run " + opt_.run_dir.string() +
+                        " started; resume needs the same file (or start a new run)");
+    hw_ = history_.hardware.get<HardwareProfile>();
+    spdlog::info("resuming {}: {} attempt(s) recorded", opt_.run_dir.string(), history_.attempts.size());
+  } else {
+    if (fs::exists(history_path_, ec))
+      return make_error("run dir " + opt_.run_dir.string() + " already holds a run: use --resume " + opt_.run_dir.string() + " or another --run-dir");
+    fs::create_directories(opt_.run_dir, ec);
+    if (ec) return make_error("cannot create run dir " + opt_.run_dir.string() + ": " + ec.message());
+    if (auto st = write_file_atomic(opt_.run_dir / ".probe-write", ""); !st)
+      return make_error("run dir " + opt_.run_dir.string() + " is not writable: " + st.error().message);
+    fs::remove(opt_.run_dir / ".probe-write", ec);
+    history_.kernel_path = fs::absolute(opt_.kernel).string();
+    history_.kernel_name = kernel_->name();
+    history_.original_region = kernel_->region();
+    history_.kernel_hash = content_hash(kernel_->text());
+    history_.config = opt_.config;
+    history_.created_at = now_iso8601();
+  }
+  if (auto st = backend_.preflight(true); !st) return st;
+  if (!opt_.resume) {
+    fs::create_directories(opt_.run_dir / "hardware", ec);
+    auto hw = backend_.query_device(opt_.run_dir / "hardware");
+    if (!hw) return hw.error();
+    hw_ = std::move(hw.value());
+    history_.hardware = hw_;
+    if (auto st = write_file_atomic(opt_.run_dir / "hardware.json", nlohmann::json(hw_).dump(2) + "\n"); !st) return st;
+    if (auto st = save(); !st) return st;
+    spdlog::info("device: {}", hw_.summary());
+  }
+  return ok_status();
+}
+
+// Stages after a successful build: info (baseline only), verify, dump+compare,
+// time, profile. Returns false when the attempt failed (status/reason set).
+bool Optimizer::finish_attempt_stages(Attempt& a, const fs::path& dir, const fs::path& exe) {
+  const auto& tools = backend_.tools();
+  auto stage = [&](const char* name, auto&& fn) {
+    const auto t0 = std::chrono::steady_clock::now();
+    bool ok = fn();
+    a.stage_seconds[name] = secs_since(t0);
+    return ok;
+  };
+  auto fail = [&](AttemptStatus st, std::string why) {
+    a.status = st;
+    a.reason = std::move(why);
+    return false;
+  };
+  auto run_failed = [&](const char* mode, const ProgramRun& r) {
+    return fail(AttemptStatus::run_failed, fmt::format("{} mode: {}: {}", mode, r.process.describe(),
+                                                       tail_lines(r.process.err + r.process.out, 1)));
+  };
+  if (!stage("verify", [&] {
+        auto r = backend_.run_program(exe, {"verify"}, tools.run_timeout);
+        (void)write_file_atomic(dir / "verify.log", r.process.out + r.process.err);
+        a.validation["verify"] = r.json;
+        if (r.process.success() && r.json.value("ok", false)) return true;
+        if (r.process.started && !r.process.timed_out && r.process.term_signal == 0 && r.process.exit_code == 1)
+          return fail(AttemptStatus::validation_failed, "verify mode: results differ from the CPU reference");
+        return run_failed("verify", r);
+      }))
+    return false;
+  if (interrupt_requested()) return false;
+  if (!stage("compare", [&] {
+        std::vector<std::string> args = {"dump", (dir / "output.bin").string()};
+        auto sz = size_args();
+        args.insert(args.end(), sz.begin(), sz.end());
+        auto r = backend_.run_program(exe, args, tools.run_timeout);
+        if (!r.process.success()) return run_failed("dump", r);
+        if (a.iteration == 0) return true;
+        auto diff = compare_outputs(opt_.run_dir / "baseline" / "output.bin", dir / "output.bin", dump_tol_);
+        a.validation["full_size_output"] = diff.empty() ? "matches the baseline" : diff;
+        if (!diff.empty()) return fail(AttemptStatus::validation_failed, "full-size output: " + diff);
+        fs::remove(dir / "output.bin");
+        return true;
+      }))
+    return false;
+  if (interrupt_requested()) return false;
+  if (!stage("time", [&] {
+        std::vector<std::string> args = {"time", "--reps", std::to_string(opt_.time_reps), "--warmup", std::to_string(opt_.warmup)};
+        auto sz = size_args();
+        args.insert(args.end(), sz.begin(), sz.end());
+        auto r = backend_.run_program(exe, args, tools.run_timeout);
+        (void)write_file_atomic(dir / "time.json", r.json.dump(2) + "\n");
+        if (!r.process.success() || !r.json.contains("median_ms")) return run_failed("time", r);
+        a.timing = r.json.get<Timing>();
+        return true;
+      }))
+    return false;
+  if (interrupt_requested()) return false;
+  if (!stage("profile", [&] {
+        std::vector<std::string> args = {"profile"};
+        auto sz = size_args();
+        args.insert(args.end(), sz.begin(), sz.end());
+        auto m = backend_.profile({exe, args, kernel_regex_, dir});
+        if (!m) return fail(AttemptStatus::profile_failed, m.error().message);
+        a.metrics = m.value();
+        (void)write_file_atomic(dir / "metrics.json", nlohmann::json(a.metrics.value()).dump(2) + "\n");
+        return true;
+      }))
+    return false;
+  return true;
+}
+
+Status Optimizer::measure_baseline() {
+  const auto dir = opt_.run_dir / "baseline";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const auto t0 = std::chrono::steady_clock::now();
+  Attempt a;
+  a.iteration = 0;
+  a.proposer = "baseline";
+  a.label = "identity (original region)";
+  a.region = kernel_->region();
+  a.started_at = now_iso8601();
+  (void)write_file_atomic(dir / "kernel.hip", kernel_->text());
+  auto built = backend_.build({dir / "kernel.hip", dir / "kernel", hw_.num_dies, hw_.arch});
+  if (!built) return built.error();
+  a.stage_seconds["build"] = built->seconds;
+  (void)write_file_atomic(dir / "build.log", format_argv(built->argv) + "\n" + built->log);
+  a.build = {{"ok", built->ok}, {"seconds", built->seconds}, {"log_excerpt", tail_lines(built->log, 20)}};
+  if (!built->ok) return make_error("the original kernel does not build: " + built->failure + " (see " + (dir / "build.log").string() + ")");
+  auto info = backend_.run_program(dir / "kernel", [&] {
+    std::vector<std::string> args{"info"};
+    auto sz = size_args();
+    args.insert(args.end(), sz.begin(), sz.end());
+    return args;
+  }(), backend_.tools().run_timeout);
+  if (!info.process.success() || !info.json.contains("grid"))
+    return make_error("the kernel program's info mode failed (" + info.process.describe() + ": " +
+                      tail_lines(info.process.err + info.process.out, 1) + "); see docs/kernel-contract.md");
+  history_.config["program_info"] = info.json;
+  if (!finish_attempt_stages(a, dir, dir / "kernel")) {
+    if (interrupt_requested()) return make_error("interrupted");
+    return make_error("the unswizzled baseline failed — fix the kernel first: " + a.reason);
+  }
+  a.wall_seconds = secs_since(t0);
+  a.speedup = 1.0;
+  history_.baseline = a;
+  spdlog::info("baseline: L2 hit {}, median {:.4f} ms", fmt_pct(a.metrics), a.timing ? a.timing->median_ms : 0.0);
+  return save();
+}
+
+Attempt Optimizer::evaluate(int iteration, const Proposal& p, const fs::path& dir) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Attempt a;
+  a.iteration = iteration;
+  a.proposer = proposer_.name();
+  a.label = p.label;
+  a.region = p.region;
+  a.started_at = now_iso8601();
+  a.proposal = p.meta;
+  a.proposal["reasoning"] = p.reasoning;
+  a.proposal["critique"] = p.critique;
+  a.proposal["rationale"] = p.rationale;
+  a.diff = unified_diff(history_.original_region, p.region, "original/region", fmt::format("iter-{:03}/region", iteration));
+  (void)write_file_atomic(dir / "region.diff", a.diff);
+  auto done = [&]() -> Attempt& {
+    a.wall_seconds = secs_since(t0);
+    return a;
+  };
+  // 1. Mapping check on the host: no GPU time for a broken mapping.
+  {
+    const auto c0 = std::chrono::steady_clock::now();
+    MappingCheckOptions mo{opt_.host_cxx, dir / "mapping", std::chrono::seconds(60)};
+    auto report = check_mapping(p.region, ragged_grids(grid_), hw_, mo, runner_);
+    a.stage_seconds["check"] = secs_since(c0);
+    if (!report) {
+      a.status = AttemptStatus::rejected_mapping;
+      a.reason = report.error().message;
+      return done();
+    }
+    a.mapping = *report;
+    if (!report->ok) {
+      a.status = AttemptStatus::rejected_mapping;
+      a.reason = report->summary();
+      return done();
+    }
+    const auto hash = mapping_hash(report->grids.front().mapping);
+    a.mapping["mapping_hash"] = hash;
+    std::vector<std::uint32_t> identity(grid_.num_pids());
+    for (unsigned i = 0; i < identity.size(); ++i) identity[i] = i;
+    if (hash == mapping_hash(identity)) {
+      a.status = AttemptStatus::duplicate;
+      a.reason = "same mapping as the baseline (identity) on the kernel's grid";
+      return done();
+    }
+    for (const auto& prev : history_.attempts)
+      if (prev.mapping.value("mapping_hash", "") == hash) {
+        a.status = AttemptStatus::duplicate;
+        a.reason = fmt::format("same mapping as attempt {} ({}) on the kernel's grid", prev.iteration, prev.label);
+        return done();
+      }
+  }
+  if (interrupt_requested()) return done();
+  // 2. Splice: only the region changes.
+  auto spliced = kernel_->splice(p.region);
+  if (!spliced) {
+    a.status = AttemptStatus::proposal_failed;
+    a.reason = spliced.error().message;
+    return done();
+  }
+  (void)write_file_atomic(dir / "kernel.hip", *spliced);
+  // 3. Build.
+  auto built = backend_.build({dir / "kernel.hip", dir / "kernel", hw_.num_dies, hw_.arch});
+  if (!built) {
+    a.status = AttemptStatus::build_failed;
+    a.reason = built.error().message;
+    return done();
+  }
+  a.stage_seconds["build"] = built->seconds;
+  (void)write_file_atomic(dir / "build.log", format_argv(built->argv) + "\n" + built->log);
+  a.build = {{"ok", built->ok}, {"seconds", built->seconds}, {"log_excerpt", tail_lines(built->log, 20)}};
+  if (!built->ok) {
+    a.status = AttemptStatus::build_failed;
+    a.reason = built->failure;
+    return done();
+  }
+  if (interrupt_requested()) return done();
+  // 4. Verify, compare, time, profile.
+  if (finish_attempt_stages(a, dir, dir / "kernel") && history_.baseline && history_.baseline->timing && a.timing &&
+      a.timing->median_ms > 0)
+    a.speedup = history_.baseline->timing->median_ms / a.timing->median_ms;
+  std::error_code rm_ec;
+  fs::remove(dir / "kernel", rm_ec);  // binaries are large; the source and logs stay
+  return done();
+}
+
+void Optimizer::update_best() {
+  const Attempt* best = history_.best();
+  if (!best) return;
+  auto spliced = kernel_->splice(best->region);
+  if (spliced) (void)write_file_atomic(opt_.run_dir / "best.hip", *spliced);
+}
+
+Result<OptimizeSummary> Optimizer::run() {
+  const auto run_t0 = std::chrono::steady_clock::now();
+  if (auto st = prepare(); !st) return st.error();
+  history_.state = "running";
+  if (!history_.baseline) {
+    if (auto st = measure_baseline(); !st) {
+      if (interrupt_requested()) {
+        history_.state = "interrupted";
+        (void)save();
+        OptimizeSummary s{history_, opt_.run_dir, {}, true};
+        return s;
+      }
+      history_.state = "failed";
+      (void)save();
+      return st.error();
+    }
+  } else {
+    spdlog::info("baseline (recorded): L2 hit {}", fmt_pct(history_.baseline->metrics));
+  }
+  const auto& info = history_.config["program_info"];
+  grid_ = {info["grid"].value("m", 1u), info["grid"].value("n", 1u)};
+  kernel_regex_ = info.value("kernel_regex", "");
+  dump_tol_ = info.value("dump_tol", 0.0);
+
+  auto counted = [&] {
+    int n = 0;
+    for (const auto& a : history_.attempts) n += a.status != AttemptStatus::duplicate;
+    return n;
+  };
+  bool interrupted = false;
+  std::string stop_reason;
+  int guard = 0;
+  while (counted() < opt_.iterations && guard++ < opt_.iterations * 4 + 8) {
+    if (interrupt_requested()) {
+      interrupted = true;
+      break;
+    }
+    const int iteration = history_.next_iteration();
+    const auto dir = opt_.run_dir / fmt::format("iter-{:03}", iteration);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    ProposalContext ctx{*kernel_, grid_, hw_, history_, dir, opt_.run_dir, iteration};
+    const auto p0 = std::chrono::steady_clock::now();
+    auto proposal = proposer_.propose(ctx);
+    const double propose_s = secs_since(p0);
+    if (interrupt_requested()) {
+      interrupted = true;
+      break;
+    }
+    Attempt a;
+    if (!proposal) {
+      if (proposal.error().message == kExhausted) {
+        stop_reason = "the " + proposer_.name() + " proposer has no untried pattern left";
+        break;
+      }
+      if (proposal.error().fatal) {
+        history_.state = "failed";
+        (void)save();
+        return make_error(proposal.error().message);
+      }
+      a.iteration = iteration;
+      a.proposer = proposer_.name();
+      a.status = AttemptStatus::proposal_failed;
+      a.reason = proposal.error().message;
+      a.started_at = now_iso8601();
+    } else {
+      a = evaluate(iteration, proposal.value(), dir);
+      if (interrupt_requested()) {
+        interrupted = true;  // the unfinished attempt is not recorded; resume redoes it
+        break;
+      }
+    }
+    a.stage_seconds["propose"] = propose_s;
+    a.wall_seconds += propose_s;
+    history_.attempts.push_back(a);
+    if (auto st = save(); !st) return st.error();
+    update_best();
+    const double base_l2 = history_.baseline->metrics && history_.baseline->metrics->l2_hit_pct ? *history_.baseline->metrics->l2_hit_pct : 0;
+    if (a.validated())
+      spdlog::info("[{}/{}] {}: L2 hit {} ({:+.2f} pts), {:.4f} ms ({:.3f}x)", counted(), opt_.iterations, a.label,
+                   fmt_pct(a.metrics), a.metrics && a.metrics->l2_hit_pct ? *a.metrics->l2_hit_pct - base_l2 : 0.0,
+                   a.timing ? a.timing->median_ms : 0.0, a.speedup.value_or(0));
+    else
+      spdlog::info("[{}/{}] {}: {} — {}", counted(), opt_.iterations, a.label.empty() ? "(no proposal)" : a.label,
+                   to_string(a.status), a.reason);
+  }
+  history_.state = interrupted ? "interrupted" : "completed";
+  history_.config["run_wall_seconds_last_session"] = secs_since(run_t0);
+  if (!stop_reason.empty()) history_.config["stopped_because"] = stop_reason;
+  if (auto st = save(); !st) return st.error();
+  update_best();
+  OptimizeSummary s;
+  s.history = history_;
+  s.run_dir = opt_.run_dir;
+  s.interrupted = interrupted;
+  if (history_.best()) s.best_kernel = opt_.run_dir / "best.hip";
+  (void)write_file_atomic(opt_.run_dir / "report.md", render_report_markdown(s));
+  return s;
+}
+
+}  // namespace swz

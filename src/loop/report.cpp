@@ -1,0 +1,101 @@
+// Reports: baseline vs best side by side, then every attempt in order.
+#include "swizzleperf/loop/report.h"
+
+#include <fmt/format.h>
+
+namespace swz {
+
+namespace {
+
+std::string opt_num(const std::optional<double>& v, const char* f = "{:.2f}") {
+  return v ? fmt::format(fmt::runtime(f), *v) : "n/a";
+}
+
+std::optional<double> l2(const Attempt& a) { return a.metrics ? a.metrics->l2_hit_pct : std::nullopt; }
+std::optional<double> ms(const Attempt& a) { return a.timing ? std::optional<double>(a.timing->median_ms) : std::nullopt; }
+std::optional<double> fabric(const Attempt& a) { return a.metrics ? a.metrics->fabric_sectors : std::nullopt; }
+std::optional<double> dram(const Attempt& a) {
+  if (!a.metrics || !a.metrics->dram_read_bytes) return std::nullopt;
+  return *a.metrics->dram_read_bytes + a.metrics->dram_write_bytes.value_or(0);
+}
+
+nlohmann::json attempt_brief(const Attempt& a) {
+  nlohmann::json j = {{"iteration", a.iteration}, {"label", a.label}, {"status", to_string(a.status)}};
+  if (auto v = l2(a)) j["l2_hit_pct"] = *v;
+  if (auto v = ms(a)) j["median_ms"] = *v;
+  if (a.speedup) j["speedup"] = *a.speedup;
+  if (auto v = fabric(a)) j["fabric_sectors"] = *v;
+  if (auto v = dram(a)) j["dram_bytes"] = *v;
+  if (!a.reason.empty()) j["reason"] = a.reason;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json summary_json(const OptimizeSummary& s) {
+  const auto& h = s.history;
+  nlohmann::json j = {{"kernel", h.kernel_path}, {"run_dir", s.run_dir.string()}, {"state", h.state},
+                      {"improved", s.improved()}, {"attempts", h.attempts.size()},
+                      {"device", h.hardware.value("name", "")}};
+  int validated = 0;
+  for (const auto& a : h.attempts) validated += a.validated();
+  j["validated"] = validated;
+  if (h.baseline) j["baseline"] = attempt_brief(*h.baseline);
+  if (const Attempt* b = h.best()) {
+    j["best"] = attempt_brief(*b);
+    j["best_kernel"] = s.best_kernel.string();
+    j["best"]["region"] = b->region;
+  }
+  if (h.config.contains("stopped_because")) j["stopped_because"] = h.config["stopped_because"];
+  return j;
+}
+
+std::string render_summary_table(const OptimizeSummary& s) {
+  const auto& h = s.history;
+  std::string out;
+  const Attempt* b = h.best();
+  out += fmt::format("\n{:<10} {:>12} {:>12} {:>16} {:>14}  {}\n", "", "L2 hit %", "median ms", "fabric sectors", "DRAM bytes", "pattern");
+  auto row = [&](const char* name, const Attempt& a) {
+    out += fmt::format("{:<10} {:>12} {:>12} {:>16} {:>14}  {}\n", name, opt_num(l2(a)), opt_num(ms(a), "{:.4f}"),
+                       opt_num(fabric(a), "{:.0f}"), opt_num(dram(a), "{:.3g}"), a.label);
+  };
+  if (h.baseline) row("baseline", *h.baseline);
+  if (b) row("best", *b);
+  if (b && h.baseline) {
+    const auto bl = l2(*h.baseline), bb = l2(*b);
+    out += fmt::format("\nbest: iteration {} ({}), L2 hit {:+.2f} points, speedup {}x\n", b->iteration, b->label,
+                       bl && bb ? *bb - *bl : 0.0, opt_num(b->speedup, "{:.3f}"));
+    out += fmt::format("best kernel: {}\n", s.best_kernel.string());
+  } else {
+    out += "no attempt validated; nothing better than the baseline was found\n";
+  }
+  out += fmt::format("{}: {} ({} attempts); history: {}\n", s.improved() ? "improved" : "not improved",
+                     s.interrupted ? "interrupted — continue with --resume " + s.run_dir.string() : "run completed",
+                     h.attempts.size(), (s.run_dir / "history.json").string());
+  return out;
+}
+
+std::string render_report_markdown(const OptimizeSummary& s) {
+  const auto& h = s.history;
+  std::string out = fmt::format("# swizzleperf run: {}\n\n", h.kernel_name);
+  out += fmt::format("- kernel: `{}`\n- device: {}\n- state: {}\n- created: {}, updated: {}\n\n", h.kernel_path,
+                     h.hardware.value("name", "?"), h.state, h.created_at, h.updated_at);
+  out += "| iter | pattern | status | L2 hit % | median ms | speedup | fabric sectors | DRAM bytes | note |\n";
+  out += "|---:|---|---|---:|---:|---:|---:|---:|---|\n";
+  auto row = [&](const Attempt& a) {
+    std::string note = a.reason;
+    for (auto& c : note)
+      if (c == '|' || c == '\n') c = ' ';
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", a.iteration, a.label, to_string(a.status),
+                       opt_num(l2(a)), opt_num(ms(a), "{:.4f}"), opt_num(a.speedup, "{:.3f}"),
+                       opt_num(fabric(a), "{:.0f}"), opt_num(dram(a), "{:.4g}"), note.substr(0, 160));
+  };
+  if (h.baseline) row(*h.baseline);
+  for (const auto& a : h.attempts) row(a);
+  if (const Attempt* b = h.best()) {
+    out += fmt::format("\n## Best: iteration {} — {}\n\n```cpp\n{}```\n", b->iteration, b->label, b->region);
+  }
+  return out;
+}
+
+}  // namespace swz

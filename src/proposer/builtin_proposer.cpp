@@ -1,0 +1,239 @@
+// Built-in proposer: families are templates over SWZ_NUM_DIES and the grid, so
+// one proposal serves every grid size; reflection is a pure function of the
+// history (which families broke or regressed, which member is best).
+#include "swizzleperf/proposer/builtin_proposer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <map>
+#include <set>
+
+namespace swz {
+
+namespace {
+
+constexpr const char* kDieRr = R"(  // Die round-robin inverse: the hardware sends pid to die pid % D, so give
+  // die d the contiguous run of logical tiles [d*per, (d+1)*per); neighbouring
+  // tiles then share one die's L2. Ragged counts: the first `tall` dies get one more.
+  const unsigned D = SWZ_NUM_DIES;
+  const unsigned per = (num_pids + D - 1) / D;
+  unsigned tall = num_pids % D;
+  if (tall == 0) tall = D;
+  const unsigned die = pid % D, local = pid / D;
+  unsigned q = die < tall ? die * per + local : tall * per + (die - tall) * (per - 1) + local;
+)";
+
+std::string die_chunk_body(int c) {
+  return fmt::format(R"(  // Chunked die remap: within each block of D*C pids, die d (pid % D) gets
+  // C consecutive logical tiles, so runs of C neighbours share an L2. The tail
+  // that does not fill a block keeps its order (still a bijection).
+  const unsigned D = SWZ_NUM_DIES, C = {};
+  const unsigned span = D * C;
+  const unsigned full = (num_pids / span) * span;
+  unsigned q = pid;
+  if (pid < full) {{
+    const unsigned base = pid - pid % span, o = pid % span;
+    q = base + (o % D) * C + o / D;
+  }}
+)",
+                     c);
+}
+
+std::string grouped_m_tail(const char* src, int g) {
+  return fmt::format(R"(  // Grouped-M order over the tile grid: walk G tile rows at a time, column by
+  // column, so blocks in flight share rows of A and columns of B in L2.
+  if (grid.m * grid.n != num_pids) return {0};
+  const unsigned G = {1};
+  const unsigned width = G * grid.n;
+  const unsigned group = {0} / width, first_m = group * G;
+  const unsigned gs = grid.m - first_m < G ? grid.m - first_m : G;
+  const unsigned pid_m = first_m + ({0} % width) % gs;
+  const unsigned pid_n = ({0} % width) / gs;
+  return pid_m * grid.n + pid_n;
+)",
+                     src, g);
+}
+
+std::string grouped_n_body(int g) {
+  return fmt::format(R"(  // Grouped-N order: walk G tile columns at a time, row by row (the transpose
+  // of grouped-M), for kernels whose blocks share columns more than rows.
+  if (grid.m * grid.n != num_pids) return pid;
+  const unsigned G = {};
+  const unsigned height = G * grid.m;
+  const unsigned group = pid / height, first_n = group * G;
+  const unsigned gs = grid.n - first_n < G ? grid.n - first_n : G;
+  const unsigned pid_n = first_n + (pid % height) % gs;
+  const unsigned pid_m = (pid % height) / gs;
+  return pid_m * grid.n + pid_n;
+)",
+                     g);
+}
+
+bool is_2d(TileGrid g) { return g.m > 1 && g.n > 1; }
+
+struct Outcome {
+  bool tried = false;
+  bool broken = false;
+  bool regressed = false;
+  double best_l2 = -1;
+};
+
+}  // namespace
+
+std::string FamilyCandidate::label() const {
+  if (family == "die_rr") return "die_rr";
+  const char* p = (family == "die_chunk") ? "C" : "G";
+  return fmt::format("{}({}={})", family, p, param);
+}
+
+std::string render_family(const FamilyCandidate& c) {
+  std::string body;
+  if (c.family == "die_rr") {
+    body = std::string(kDieRr) + "  return q;\n";
+  } else if (c.family == "die_chunk") {
+    body = die_chunk_body(c.param) + "  return q;\n";
+  } else if (c.family == "grouped_m") {
+    body = grouped_m_tail("pid", c.param);
+  } else if (c.family == "grouped_n") {
+    body = grouped_n_body(c.param);
+  } else if (c.family == "grouped_m_die") {
+    body = std::string(kDieRr) + "  // Then lay the die-contiguous order q out in grouped-M order.\n" + grouped_m_tail("q", c.param);
+  } else if (c.family == "topo_group") {
+    // Measured dispatch: not expressible without the table; the optimizer only
+    // offers it when a probe supplied one (see probe docs).
+    body = grouped_m_tail("pid", c.param);
+  }
+  return fmt::format("// {} — proposed by swizzleperf's built-in proposer.\n"
+                     "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {{\n"
+                     "  (void)grid;\n{}}}\n",
+                     c.label(), body);
+}
+
+std::vector<int> BuiltinProposer::params_of(const std::string& family) {
+  if (family == "die_rr") return {0};
+  if (family == "die_chunk") return {4, 2, 8, 16, 32};
+  if (family == "grouped_m" || family == "grouped_m_die") return {8, 4, 16, 2, 32, 64};
+  if (family == "grouped_n") return {8, 4, 16, 2, 32};
+  return {};
+}
+
+std::vector<FamilyCandidate> BuiltinProposer::seed_order(const HardwareProfile& hw, TileGrid grid) {
+  const bool multi_die = hw.num_dies > 1;
+  const bool die_known = hw.dispatch.source == "documented" || hw.dispatch.source == "measured";
+  std::vector<FamilyCandidate> order;
+  if (!is_2d(grid)) {
+    if (multi_die) order = {{"die_rr", 0}, {"die_chunk", 4}};
+    return order;
+  }
+  if (multi_die && die_known) {
+    order = {{"die_rr", 0}, {"grouped_m_die", 8}, {"grouped_m", 8}, {"die_chunk", 4}, {"grouped_n", 8}};
+  } else {
+    order = {{"grouped_m", 8}, {"grouped_m_die", 8}, {"grouped_n", 8}};
+    if (multi_die) {
+      order.push_back({"die_rr", 0});
+      order.push_back({"die_chunk", 4});
+    } else {
+      order.erase(order.begin() + 1);
+    }
+  }
+  return order;
+}
+
+Result<Proposal> BuiltinProposer::propose(const ProposalContext& ctx) {
+  const double baseline_l2 = ctx.history.baseline && ctx.history.baseline->metrics &&
+                                     ctx.history.baseline->metrics->l2_hit_pct
+                                 ? *ctx.history.baseline->metrics->l2_hit_pct
+                                 : -1;
+  std::map<std::string, Outcome> family;
+  std::set<std::pair<std::string, int>> tried;
+  const Attempt* best = nullptr;
+  for (const auto& a : ctx.history.attempts) {
+    if (!a.proposal.contains("family")) continue;  // another proposer's attempt
+    const std::string f = a.proposal["family"].get<std::string>();
+    const int p = a.proposal.value("param", 0);
+    tried.insert({f, p});
+    auto& o = family[f];
+    o.tried = true;
+    switch (a.status) {
+      case AttemptStatus::rejected_mapping:
+      case AttemptStatus::build_failed:
+      case AttemptStatus::validation_failed:
+      case AttemptStatus::run_failed:
+        o.broken = true;
+        break;
+      case AttemptStatus::ok:
+        if (a.metrics && a.metrics->l2_hit_pct) {
+          o.best_l2 = std::max(o.best_l2, *a.metrics->l2_hit_pct);
+          if (baseline_l2 >= 0 && *a.metrics->l2_hit_pct < baseline_l2 - 1.0 && o.best_l2 < baseline_l2) o.regressed = true;
+        }
+        if (!best || better_attempt(a, *best)) best = &a;
+        break;
+      default:
+        break;
+    }
+  }
+  auto usable = [&](const std::string& f) { return !family[f].broken && !family[f].regressed; };
+  auto untried = [&](const FamilyCandidate& c) { return !tried.count({c.family, c.param}); };
+
+  std::optional<FamilyCandidate> pick;
+  std::string why;
+  // 1. Explore: one member of every family, best-first for this hardware.
+  const auto seeds = seed_order(ctx.hardware, ctx.grid);
+  for (const auto& c : seeds)
+    if (!family[c.family].tried && usable(c.family)) {
+      pick = c;
+      why = fmt::format("exploring family {} (first member) — it is next in the best-first order for {} with {} die(s), dispatch {} [{}]",
+                        c.family, ctx.hardware.arch, ctx.hardware.num_dies, ctx.hardware.dispatch.kind,
+                        ctx.hardware.dispatch.source);
+      break;
+    }
+  // 2. Refine: neighbouring parameters of the families, best family first.
+  if (!pick) {
+    std::vector<std::string> fams;
+    for (const auto& c : seeds)
+      if (usable(c.family)) fams.push_back(c.family);
+    std::stable_sort(fams.begin(), fams.end(), [&](const auto& a, const auto& b) { return family[a].best_l2 > family[b].best_l2; });
+    for (const auto& f : fams) {
+      int centre = params_of(f).front();
+      if (best && best->proposal.value("family", "") == f) centre = best->proposal.value("param", centre);
+      auto params = params_of(f);
+      std::stable_sort(params.begin(), params.end(), [&](int a, int b) {
+        auto dist = [&](int x) { return std::abs(std::log2(std::max(x, 1)) - std::log2(std::max(centre, 1))); };
+        return dist(a) < dist(b);
+      });
+      for (int p : params) {
+        FamilyCandidate c{f, p};
+        if (untried(c)) {
+          pick = c;
+          why = fmt::format("refining family {} around its best parameter {} (best L2 hit in this family so far {:.2f}%)",
+                            f, centre, family[f].best_l2);
+          break;
+        }
+      }
+      if (pick) break;
+    }
+  }
+  if (!pick) return make_error(kExhausted);
+
+  Proposal prop;
+  prop.label = pick->label();
+  prop.region = render_family(*pick);
+  prop.meta = {{"family", pick->family}, {"param", pick->param}};
+  prop.reasoning = why;
+  for (const auto& a : ctx.history.attempts) {
+    std::string verdict = a.status == AttemptStatus::ok
+                              ? (a.metrics && a.metrics->l2_hit_pct ? fmt::format("L2 hit {:.2f}%", *a.metrics->l2_hit_pct) : "validated")
+                              : to_string(a.status) + (a.reason.empty() ? "" : ": " + a.reason);
+    prop.critique.push_back({{"attempt", a.iteration}, {"label", a.label}, {"outcome", verdict}});
+  }
+  std::vector<std::string> dropped;
+  for (const auto& [f, o] : family)
+    if (o.broken || o.regressed) dropped.push_back(f + (o.broken ? " (broke)" : " (regressed L2)"));
+  prop.rationale = dropped.empty() ? "no family dropped so far" : fmt::format("dropped: {}", fmt::join(dropped, ", "));
+  return prop;
+}
+
+}  // namespace swz

@@ -1,0 +1,409 @@
+// fake_nvcc: a test double for nvcc at the process seam, for CI machines with no GPU.
+//
+// Invoked exactly like nvcc by the CUDA backend:
+//   fake_nvcc [-x cu] [-std=..] [-O3] [-arch=sm_90] [-I DIR]... [-DNAME[=V]]... -o OUT SRC
+// Any other flag is accepted and ignored; SRC is the last non-flag argument.
+// It writes a C++ *emulator* of the kernel program to OUT.emu.cpp and compiles it
+// with the host compiler ($CXX, else c++; flags -O1 -std=c++17) into OUT. The
+// compiler's output passes through and its exit status is fake_nvcc's.
+//
+//  - SRC named device_query.hip: the emulator prints one fixed device JSON line.
+//  - otherwise SRC must hold one `// swizzleperf:begin` ... `// swizzleperf:end`
+//    region; it is embedded verbatim (under #line, so diagnostics name SRC), after a
+//    prelude defining SWZ_HD, SwizzleGrid, SWZ_NUM_DIES (from -D, else 1) and every
+//    other -D. A region that does not compile fails the build, like a real one.
+//    The emulator implements the kernel-program contract (info/verify/time/profile/
+//    dump) over a small deterministic GEMM-like model: tile (i,j) of an m x n grid
+//    reads row panel i and column panel j; each die (pid % SWZ_NUM_DIES) is an LRU
+//    cache of 8 panels. Its numbers are a model for testing the loop, never measurements.
+//  - Magic words in the region: SWZ_FAKE_HANG, SWZ_FAKE_CRASH, SWZ_FAKE_WRONG,
+//    SWZ_FAKE_DUMP_DIFF (see tests/fakes/README.md). Env: SWZ_FAKE_SLEEP_MS (read by
+//    the emulator), SWZ_FAKE_NVCC_LOG=FILE (each call's argv appended as one line).
+// Only the C++ standard library and POSIX are used.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+// ---- The emulator's main, appended after the region (compiled as C++17). ----
+const char* const kEmulatorBody = R"EMU(
+namespace swz_fake_emu {
+constexpr unsigned kTile = 64, kDefK = 512, kPanelCap = 8;
+constexpr unsigned long long kSectorsPerLookup = 1024;
+constexpr int kDies = (SWZ_NUM_DIES) > 0 ? (SWZ_NUM_DIES) : 1;
+
+struct Shape { unsigned M, N, K; SwizzleGrid g; };
+Shape shape(unsigned M, unsigned N, unsigned K) {
+  return {M, N, K, SwizzleGrid{(M + kTile - 1) / kTile, (N + kTile - 1) / kTile}};
+}
+Shape grid_shape(unsigned m, unsigned n) { return shape(m * kTile, n * kTile, kDefK); }
+
+struct Model { unsigned long long hits = 0, misses = 0, tiles = 0; };
+// Every die is an LRU cache of kPanelCap panels; pids are processed in order.
+Model simulate(SwizzleGrid g) {
+  const unsigned np = g.m * g.n;
+  std::vector<std::vector<long long>> lru(kDies);  // most recent at the back
+  Model r;
+  for (unsigned pid = 0; pid < np; ++pid) {
+    auto& cache = lru[pid % kDies];
+    unsigned t = swizzle_pid(pid, np, g);
+    ++r.tiles;
+    if (t >= np) continue;  // a real kernel would read garbage; no modelled traffic
+    const long long keys[2] = {(long long)(t / g.n), -1 - (long long)(t % g.n)};
+    for (long long key : keys) {
+      auto it = std::find(cache.begin(), cache.end(), key);
+      if (it != cache.end()) { cache.erase(it); r.hits += kSectorsPerLookup; }
+      else {
+        if (cache.size() >= kPanelCap) cache.erase(cache.begin());
+        r.misses += kSectorsPerLookup;
+      }
+      cache.push_back(key);
+    }
+  }
+  return r;
+}
+
+int usage(const char* why) {
+  std::fprintf(stderr, "usage: %s info|verify [--seed S]|time [--reps N] [--warmup W] [--size a,b]|"
+               "profile [--size a,b]|dump FILE [--size a,b]\n%s\n", kKernel, why);
+  std::printf("{\"error\":\"usage: %s\"}\n", why);
+  return 2;
+}
+bool parse_uint(const char* s, unsigned long* v) {
+  char* end = nullptr;
+  if (!s || !*s || *s == '-') return false;
+  *v = std::strtoul(s, &end, 10);
+  return *end == '\0';
+}
+void sleep_ms(unsigned long ms) {
+  struct timespec ts{(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0) {}
+}
+void print_size(const Shape& s) { std::printf("[%u,%u,%u]", s.M, s.N, s.K); }
+
+int run(int argc, char** argv) {
+  if (argc < 2) return usage("missing mode");
+  const std::string mode = argv[1];
+  if (mode != "info" && mode != "verify" && mode != "time" && mode != "profile" && mode != "dump")
+    return usage("unknown mode");
+  Shape s = grid_shape(kDefM, kDefN);
+  unsigned long reps = 30, warmup = 5, seed = 1;
+  std::string dump_file;
+  int i = 2;
+  if (mode == "dump") {
+    if (argc < 3 || argv[2][0] == '-') return usage("dump needs FILE");
+    dump_file = argv[i++];
+  }
+  for (; i < argc; ++i) {
+    std::string a = argv[i];
+    const char* v = i + 1 < argc ? argv[i + 1] : nullptr;
+    if (a == "--reps") { if (!parse_uint(v, &reps) || reps == 0) return usage("bad --reps"); ++i; }
+    else if (a == "--warmup") { if (!parse_uint(v, &warmup)) return usage("bad --warmup"); ++i; }
+    else if (a == "--seed") { if (!parse_uint(v, &seed)) return usage("bad --seed"); ++i; }
+    else if (a == "--size") {
+      if (!v) return usage("bad --size");
+      unsigned d[3] = {0, 0, kDefK}; int n = 0; std::string part, text = std::string(v) + ",";
+      for (char c : text) {
+        if (c != ',') { part += c; continue; }
+        unsigned long x;
+        if (n >= 3 || !parse_uint(part.c_str(), &x) || x == 0) return usage("bad --size");
+        d[n++] = (unsigned)x; part.clear();
+      }
+      if (n < 2) return usage("bad --size");
+      s = shape(d[0], d[1], d[2]); ++i;
+    } else return usage("unknown option");
+  }
+  if (const char* ms = std::getenv("SWZ_FAKE_SLEEP_MS")) sleep_ms(std::strtoul(ms, nullptr, 10));
+  if (mode != "info" && kHang) for (;;) sleep_ms(1000);
+  if ((mode == "time" || mode == "profile" || mode == "verify") && kCrash) std::abort();
+  const unsigned np = s.g.m * s.g.n;
+
+  if (mode == "info") {
+    std::printf("{\"kernel\":\"%s\",\"kernel_regex\":\"%s_kernel\",\"size\":", kKernel, kKernel);
+    print_size(s);
+    std::printf(",\"grid\":{\"m\":%u,\"n\":%u},\"num_pids\":%u,\"footprint_bytes\":%llu,\"num_dies\":%d}\n",
+                s.g.m, s.g.n, np,
+                4ull * ((unsigned long long)s.M * s.K + (unsigned long long)s.K * s.N +
+                        (unsigned long long)s.M * s.N), (int)(SWZ_NUM_DIES));
+    return 0;
+  }
+  if (mode == "verify") {
+    std::vector<Shape> cases = {s, grid_shape(5, 3), grid_shape(1, 7), grid_shape(7, 1)};
+    if (s.g.n > 1) cases.push_back(grid_shape(s.g.m + 1, s.g.n - 1));
+    bool all_ok = true;
+    std::printf("{\"mode\":\"verify\",\"seed\":%lu,\"cases\":[", seed);
+    for (size_t c = 0; c < cases.size(); ++c) {
+      const SwizzleGrid g = cases[c].g;
+      const unsigned n = g.m * g.n;
+      std::vector<unsigned> writes(n, 0);
+      for (unsigned pid = 0; pid < n; ++pid) {
+        unsigned t = swizzle_pid(pid, n, g);
+        if (t < n) ++writes[t];
+      }
+      unsigned long long missing = 0;
+      for (unsigned w : writes) missing += (w == 0);
+      unsigned long long mismatches = missing * kTile * kTile;  // poisoned elements left
+      if (kWrong && mismatches == 0) mismatches = 3;
+      const bool ok = mismatches == 0;
+      all_ok = all_ok && ok;
+      const double err = missing ? 3.0e38 : (kWrong ? 0.5 : 1.5e-5);
+      std::printf("%s{\"size\":", c ? "," : "");
+      print_size(cases[c]);
+      std::printf(",\"max_abs_err\":%.6g,\"tol\":0.001,\"mismatches\":%llu,\"ok\":%s}",
+                  err, mismatches, ok ? "true" : "false");
+    }
+    std::printf("],\"ok\":%s}\n", all_ok ? "true" : "false");
+    return all_ok ? 0 : 1;
+  }
+  if (mode == "time") {
+    const Model m = simulate(s.g);
+    const double sectors = (double)(m.hits + m.misses);
+    const double base = 1.0 + 4.0 * (sectors > 0 ? m.misses / sectors : 0.0);
+    static const int kSpread[5] = {0, 1, -1, 2, -2};  // tiny deterministic spread
+    std::vector<double> t(reps);
+    for (unsigned long r = 0; r < reps; ++r) t[r] = base * (1.0 + 1e-4 * kSpread[r % 5]);
+    std::vector<double> sorted = t;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = reps % 2 ? sorted[reps / 2] : 0.5 * (sorted[reps / 2 - 1] + sorted[reps / 2]);
+    double mean = 0;
+    for (double x : t) mean += x / reps;
+    std::printf("{\"mode\":\"time\",\"median_ms\":%.9g,\"min_ms\":%.9g,\"max_ms\":%.9g,"
+                "\"mean_ms\":%.9g,\"reps\":%lu,\"warmup\":%lu,\"times_ms\":[",
+                median, sorted.front(), sorted.back(), mean, reps, warmup);
+    for (unsigned long r = 0; r < reps; ++r) std::printf("%s%.9g", r ? "," : "", t[r]);
+    std::printf("]}\n");
+    return 0;
+  }
+  if (mode == "profile") {
+    const Model m = simulate(s.g);
+    const unsigned long long sectors = m.hits + m.misses;
+    std::printf("SWZ_FAKE_METRICS {\"kernel\":\"%s_kernel\",\"grid_size\":%u,"
+                "\"lts__t_sectors.sum\":%llu,\"lts__t_sectors_lookup_hit.sum\":%llu,"
+                "\"lts__t_sectors_lookup_miss.sum\":%llu,\"lts__t_sector_hit_rate.pct\":%.6f,"
+                "\"lts__t_sectors_srcunit_ltcfabric.sum\":%llu,\"dram__bytes_read.sum\":%llu,"
+                "\"dram__bytes_write.sum\":%llu,\"gpu__time_duration.sum\":%llu,"
+                "\"sm__throughput.avg.pct_of_peak_sustained_elapsed\":%.6f}\n",
+                kKernel, np, sectors, m.hits, m.misses, sectors ? 100.0 * m.hits / sectors : 0.0,
+                m.misses / 2, m.misses * 32, m.tiles * kSectorsPerLookup * 32 / 8,
+                1000000ull + m.misses * 10, 40.0 + (sectors ? 40.0 * m.hits / sectors : 0.0));
+    std::printf("{\"mode\":\"profile\",\"ok\":true}\n");
+    return 0;
+  }
+  // dump: f(t) at position t for every tile written; never-written tiles stay poison.
+  std::vector<uint32_t> out(np, 0xFFFFFFFFu);
+  for (unsigned pid = 0; pid < np; ++pid) {
+    unsigned t = swizzle_pid(pid, np, s.g);
+    if (t < np) out[t] = (uint32_t)(t * 2654435761u);
+  }
+  if (kDumpDiff && np > 0) out[np - 1] ^= 0x1u;
+  FILE* f = std::fopen(dump_file.c_str(), "wb");
+  if (!f || std::fwrite(out.data(), 4, np, f) != np || std::fclose(f) != 0) {
+    std::fprintf(stderr, "cannot write %s\n", dump_file.c_str());
+    std::printf("{\"mode\":\"dump\",\"error\":\"cannot write output file\"}\n");
+    return 3;
+  }
+  std::printf("{\"mode\":\"dump\",\"bytes\":%llu}\n", 4ull * np);
+  return 0;
+}
+}  // namespace swz_fake_emu
+
+int main(int argc, char** argv) {
+  int rc = swz_fake_emu::run(argc, argv);
+  std::fflush(stdout);
+  return rc;
+}
+)EMU";
+
+const char* const kDeviceQuery = R"EMU(#include <cstdio>
+int main() {
+  std::printf("{\"name\":\"Fake GPU (swizzleperf test double)\",\"arch\":\"sm_90\",\"vendor\":\"nvidia\","
+              "\"compute_units\":132,\"l2_bytes\":52428800,\"total_mem_bytes\":85899345920,"
+              "\"clock_khz\":1980000,\"warp_size\":32,\"max_threads_per_block\":1024,\"num_xcc\":-1,"
+              "\"driver_version\":13000,\"runtime_version\":13000}\n");
+  return 0;
+}
+)EMU";
+
+int fail(const std::string& msg) {
+  std::fprintf(stderr, "fake_nvcc: error: %s\n", msg.c_str());
+  return 1;
+}
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+std::string c_quote(const std::string& s) {
+  std::string r = "\"";
+  for (char c : s) { if (c == '"' || c == '\\') r += '\\'; r += c; }
+  return r + "\"";
+}
+
+std::string basename_of(const std::string& p) {
+  size_t slash = p.find_last_of('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+void log_argv(int argc, char** argv) {
+  const char* path = std::getenv("SWZ_FAKE_NVCC_LOG");
+  if (!path || !*path) return;
+  std::string line;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (i) line += ' ';
+    line += a.find_first_of(" \t'\"") == std::string::npos ? a : "'" + a + "'";
+  }
+  line += '\n';
+  if (FILE* f = std::fopen(path, "a")) { std::fwrite(line.data(), 1, line.size(), f); std::fclose(f); }
+}
+
+// Runs the host compiler with output passed through; returns its exit status.
+int run_compiler(const std::string& out, const std::string& emu) {
+  std::vector<std::string> args;
+  const char* cxx = std::getenv("CXX");
+  std::istringstream words(cxx && *cxx ? cxx : "c++");
+  for (std::string w; words >> w;) args.push_back(w);
+  for (const char* a : {"-O1", "-std=c++17", "-o"}) args.push_back(a);
+  args.push_back(out);
+  args.push_back(emu);
+  std::vector<char*> cargv;
+  for (auto& a : args) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) return fail("fork failed");
+  if (pid == 0) {
+    execvp(cargv[0], cargv.data());
+    std::fprintf(stderr, "fake_nvcc: error: cannot run host compiler '%s'\n", cargv[0]);
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {}
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  log_argv(argc, argv);
+  std::string out, src;
+  std::vector<std::pair<std::string, std::string>> defines;
+  // nvcc flags whose value is the next argument when not joined with '=' or glued on.
+  const std::vector<std::string> with_value = {"-o", "-x", "-I", "-D", "-arch", "-gencode", "-ccbin",
+      "-Xcompiler", "-Xptxas", "-Xlinker", "-include", "-L", "-l", "--output-file", "-code",
+      "--compiler-bindir", "--include-path", "--define-macro", "--gpu-architecture"};
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.empty() || a[0] != '-') { src = a; continue; }
+    bool takes = false;
+    std::string value;
+    const size_t eq = a.find('=');
+    for (const auto& f : with_value) {
+      if (a == f) takes = true;
+      else if (eq != std::string::npos && a.substr(0, eq) == f) { value = a.substr(eq + 1); a = f; }
+    }
+    if (takes) {
+      if (i + 1 >= argc) return fail("option " + a + " needs a value");
+      value = argv[++i];
+    }
+    if (a == "-o" || a == "--output-file") out = value;
+    else if (a == "-D" || a == "--define-macro" || (a.rfind("-D", 0) == 0 && a.size() > 2)) {
+      std::string d = (a == "-D" || a == "--define-macro") ? value : a.substr(2);
+      size_t eq = d.find('=');
+      defines.emplace_back(d.substr(0, eq), eq == std::string::npos ? "1" : d.substr(eq + 1));
+    }
+  }
+  if (src.empty()) return fail("no input file given");
+  if (out.empty()) return fail("no output file given (-o OUT)");
+  std::ifstream in(src, std::ios::binary);
+  if (!in) return fail("cannot read input file " + src);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  const std::string emu_path = out + ".emu.cpp";
+  std::string emu;
+
+  if (basename_of(src) == "device_query.hip") {
+    emu = kDeviceQuery;
+  } else {
+    // Find the one region and the optional default grid.
+    std::istringstream lines(text);
+    std::string line, region;
+    int lineno = 0, begin_line = 0, begins = 0, ends = 0;
+    unsigned def_m = 16, def_n = 16;
+    bool inside = false;
+    while (std::getline(lines, line)) {
+      ++lineno;
+      const std::string t = trim(line);
+      if (t == "// swizzleperf:begin") { ++begins; begin_line = lineno; inside = true; continue; }
+      if (t == "// swizzleperf:end") { ++ends; if (!inside) return fail(src + ": end marker before begin marker"); inside = false; continue; }
+      if (inside) region += line + "\n";
+      const size_t g = t.find("swizzleperf:default-grid");
+      if (t.rfind("//", 0) == 0 && g != std::string::npos) {
+        unsigned m = 0, n = 0;
+        if (std::sscanf(t.c_str() + g + 24, " %ux%u", &m, &n) == 2 && m && n) { def_m = m; def_n = n; }
+      }
+    }
+    if (begins == 0 || ends == 0)
+      return fail(src + ": no '// swizzleperf:begin' ... '// swizzleperf:end' region");
+    if (begins != 1 || ends != 1) return fail(src + ": more than one swizzleperf region");
+    if (inside) return fail(src + ": region not closed by '// swizzleperf:end'");
+
+    std::string num_dies = "1";
+    std::string stem = basename_of(src);
+    if (size_t dot = stem.find('.'); dot != std::string::npos && dot > 0) stem = stem.substr(0, dot);
+    for (char& c : stem) if (!std::isalnum((unsigned char)c) && c != '_') c = '_';
+    if (stem.empty()) stem = "kernel";
+
+    std::ostringstream o;
+    o << "// Generated by fake_nvcc from " << src << ": a host emulator of the kernel program.\n"
+      << "// A model for testing swizzleperf's loop; its numbers are never measurements.\n"
+      << "#include <algorithm>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
+      << "#include <cstring>\n#include <string>\n#include <type_traits>\n#include <vector>\n"
+      << "#include <time.h>\n"
+      << "#define SWZ_HD\n#define __host__\n#define __device__\n#define __forceinline__ inline\n";
+    for (const auto& [name, value] : defines) {
+      if (name == "SWZ_NUM_DIES") num_dies = value;
+      else o << "#define " << name << " " << value << "\n";
+    }
+    o << "#define SWZ_NUM_DIES " << num_dies << "\n"
+      << "struct SwizzleGrid { unsigned m; unsigned n; };\n"
+      << "// CUDA provides min/max for mixed integer types in host+device code.\n"
+      << "template <class A, class B> inline typename std::common_type<A, B>::type min(A a, B b) "
+         "{ return a < b ? a : b; }\n"
+      << "template <class A, class B> inline typename std::common_type<A, B>::type max(A a, B b) "
+         "{ return a < b ? b : a; }\n"
+      << "#line " << begin_line + 1 << " " << c_quote(src) << "\n" << region;
+    std::string head = o.str();
+    const size_t next_line = std::count(head.begin(), head.end(), '\n') + 2;
+    std::ostringstream tail;
+    tail << "#line " << next_line << " " << c_quote(emu_path) << "\n"
+         << "namespace swz_fake_emu {\n"
+         << "const char* const kKernel = " << c_quote(stem) << ";\n"
+         << "constexpr unsigned kDefM = " << def_m << ", kDefN = " << def_n << ";\n"
+         << "constexpr bool kHang = " << (region.find("SWZ_FAKE_HANG") != std::string::npos) << ";\n"
+         << "constexpr bool kCrash = " << (region.find("SWZ_FAKE_CRASH") != std::string::npos) << ";\n"
+         << "constexpr bool kWrong = " << (region.find("SWZ_FAKE_WRONG") != std::string::npos) << ";\n"
+         << "constexpr bool kDumpDiff = " << (region.find("SWZ_FAKE_DUMP_DIFF") != std::string::npos)
+         << ";\n}  // namespace swz_fake_emu\n"
+         << kEmulatorBody;
+    emu = head + tail.str();
+  }
+
+  {
+    std::ofstream f(emu_path, std::ios::binary | std::ios::trunc);
+    if (!(f << emu) || !f.flush()) return fail("cannot write " + emu_path);
+  }
+  return run_compiler(out, emu_path);
+}

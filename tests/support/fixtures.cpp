@@ -1,0 +1,61 @@
+// Test support: file helpers, temp dirs and tool lookup (see fixtures.h).
+// run_cli lives in run_cli.cpp. Helpers throw on failure: in a test an
+// exception is a clear failure, which is all that is wanted there.
+#include "support/fixtures.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string_view>
+#include <system_error>
+
+#include <unistd.h>
+
+namespace swz::test {
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + p.string());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_text(const fs::path& p, const std::string& text) {
+  if (p.has_parent_path()) fs::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  if (!out) throw std::runtime_error("cannot write " + p.string());
+  out << text;
+  if (!out) throw std::runtime_error("failed writing " + p.string());
+}
+
+TempDir::TempDir() {
+  std::string pattern = (fs::temp_directory_path() / "swz-test-XXXXXX").string();
+  if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed for " + pattern);
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;  // a destructor must not throw; a leftover temp dir is harmless
+  fs::remove_all(path_, ec);
+}
+
+bool have_tool(const std::string& tool) {
+  if (tool.find('/') != std::string::npos) return ::access(tool.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  if (!path) return false;
+  std::string_view rest(path);
+  while (true) {
+    const auto colon = rest.find(':');
+    std::string dir(rest.substr(0, colon));
+    if (dir.empty()) dir = ".";
+    const fs::path candidate = fs::path(dir) / tool;
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) return true;
+    if (colon == std::string_view::npos) return false;
+    rest.remove_prefix(colon + 1);
+  }
+}
+
+}  // namespace swz::test

@@ -1,0 +1,48 @@
+// Shared test fixtures: paths to committed fixtures, the source tree and the
+// built binaries, temp dirs that clean up, and a helper to run the real binary.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace swz::test {
+
+namespace fs = std::filesystem;
+
+inline fs::path source_dir() { return SWZ_TEST_SOURCE_DIR; }
+inline fs::path fixture_path(const std::string& rel) { return fs::path(SWZ_TEST_FIXTURE_DIR) / rel; }
+inline fs::path binary_path() { return SWZ_TEST_BINARY; }
+inline fs::path fake_dir() { return SWZ_TEST_FAKE_DIR; }
+
+std::string read_text(const fs::path& p);
+void write_text(const fs::path& p, const std::string& text);
+
+// A fresh directory under the system temp dir, removed when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+  fs::path operator/(const std::string& rel) const { return path_ / rel; }
+
+ private:
+  fs::path path_;
+};
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs the real swizzleperf binary with args, cwd, extra env (NAME=VALUE) and a timeout.
+CliRun run_cli(const std::vector<std::string>& args, const fs::path& cwd = {},
+               const std::vector<std::string>& env = {}, int timeout_s = 120);
+
+// True when an executable named `tool` is on PATH.
+bool have_tool(const std::string& tool);
+
+}  // namespace swz::test

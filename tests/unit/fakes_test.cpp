@@ -1,0 +1,341 @@
+// Tests of the fake nvcc/ncu test doubles (tests/fakes/), run directly as processes:
+// fake_nvcc builds a host emulator of a tiny kernel file, the emulator follows the
+// kernel-program contract in every mode, fake_ncu wraps it into ncu-shaped CSV, the
+// model ranks a grouped order above the identity, and fault words behave.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct ProcRun {
+  int exit_code = -1;  // -1 when killed by a signal
+  int signal = 0;
+  bool timed_out = false;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Scratch {
+ public:
+  Scratch() {
+    std::string tmpl = (fs::temp_directory_path() / "swz-fakes-XXXXXX").string();
+    path_ = mkdtemp(tmpl.data()) ? fs::path(tmpl) : fs::path();
+  }
+  ~Scratch() { std::error_code ec; fs::remove_all(path_, ec); }
+  const fs::path& path() const { return path_; }
+  fs::path operator/(const std::string& rel) const { return path_ / rel; }
+
+ private:
+  fs::path path_;
+};
+
+// Runs argv (no shell) in cwd with extra NAME=VALUE env; kills it after timeout_ms.
+ProcRun run(const std::vector<std::string>& argv, const fs::path& cwd,
+        const std::vector<std::string>& env = {}, int timeout_ms = 60000) {
+  static int counter = 0;
+  const fs::path out = cwd / ("run" + std::to_string(++counter) + ".out");
+  const fs::path err = cwd / ("run" + std::to_string(counter) + ".err");
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(o, 1);
+    dup2(e, 2);
+    if (chdir(cwd.c_str()) != 0) _exit(126);
+    for (const auto& kv : env) putenv(strdup(kv.c_str()));
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  ProcRun r;
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      r.timed_out = true;
+      kill(-pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
+
+json last_json(const ProcRun& r) {
+  auto lines = lines_of(r.out);
+  return lines.empty() ? json() : json::parse(lines.back(), nullptr, false);
+}
+
+std::string fake(const std::string& name) { return std::string(SWZ_TEST_FAKE_DIR) + "/" + name; }
+
+std::string kernel_file(const std::string& body, const std::string& extra = "") {
+  return "#include \"swz_harness.h\"\n// swizzleperf:default-grid 16x16\n" + extra +
+         "// swizzleperf:begin\n"
+         "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n" +
+         body + "\n}\n// swizzleperf:end\nint main() { return 0; }\n";
+}
+
+const char* const kGrouped = R"(  const unsigned G = 8;
+  unsigned first_m = pid / (G * grid.n) * G;
+  unsigned gs = min(grid.m - first_m, G);
+  unsigned pid_m = first_m + (pid % (G * grid.n)) % gs;
+  unsigned pid_n = (pid % (G * grid.n)) / gs;
+  return pid_m * grid.n + pid_n;)";
+
+// Writes NAME.hip and builds it with fake_nvcc the way the CUDA backend calls nvcc.
+ProcRun build(const Scratch& dir, const std::string& name, const std::string& source,
+          const std::vector<std::string>& env = {}) {
+  std::ofstream(dir / (name + ".hip")) << source;
+  return run({fake("fake_nvcc"), "-x", "cu", "-std=c++17", "-O3", "-arch=sm_90", "-I", "/nonexistent/a",
+              "-I", "/nonexistent/b", "-DSWZ_NUM_DIES=2", "-o", (dir / name).string(),
+              (dir / (name + ".hip")).string()},
+             dir.path(), env);
+}
+
+json profile_metrics(const ProcRun& r) {
+  for (const auto& l : lines_of(r.out))
+    if (l.rfind("SWZ_FAKE_METRICS ", 0) == 0) return json::parse(l.substr(17), nullptr, false);
+  return json();
+}
+
+class FakesTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new Scratch();
+    ProcRun b = build(*dir_, "gemm", kernel_file("  return pid;"),
+                  {"SWZ_FAKE_NVCC_LOG=" + (dir_->path() / "nvcc.log").string()});
+    build_ok_ = b.exit_code == 0;
+    if (!build_ok_) std::fprintf(stderr, "fake_nvcc failed:\n%s%s", b.out.c_str(), b.err.c_str());
+  }
+  static void TearDownTestSuite() { delete dir_; dir_ = nullptr; }
+  void SetUp() override { ASSERT_TRUE(build_ok_); }
+  std::string exe() const { return (*dir_ / "gemm").string(); }
+  static Scratch* dir_;
+  static bool build_ok_;
+};
+Scratch* FakesTest::dir_ = nullptr;
+bool FakesTest::build_ok_ = false;
+
+TEST_F(FakesTest, NvccBuildsAnEmulatorThatFollowsTheProgramContract) {
+  EXPECT_TRUE(fs::exists(*dir_ / "gemm.emu.cpp"));
+  const std::string log = slurp(*dir_ / "nvcc.log");
+  EXPECT_NE(log.find("-DSWZ_NUM_DIES=2"), std::string::npos) << log;
+  EXPECT_NE(log.find("-arch=sm_90"), std::string::npos) << log;
+
+  ProcRun info = run({exe(), "info"}, dir_->path());
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  json j = last_json(info);
+  EXPECT_EQ(j["kernel"], "gemm");
+  EXPECT_EQ(j["kernel_regex"], "gemm_kernel");
+  EXPECT_EQ(j["grid"]["m"], 16);
+  EXPECT_EQ(j["grid"]["n"], 16);
+  EXPECT_EQ(j["num_pids"], 256);
+  EXPECT_EQ(j["num_dies"], 2);
+  EXPECT_GT(j["footprint_bytes"].get<double>(), 0);
+
+  ProcRun verify = run({exe(), "verify", "--seed", "7"}, dir_->path());
+  EXPECT_EQ(verify.exit_code, 0);
+  j = last_json(verify);
+  EXPECT_EQ(j["mode"], "verify");
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_GE(j["cases"].size(), 4u);
+  for (const auto& c : j["cases"]) EXPECT_EQ(c["mismatches"], 0) << c.dump();
+
+  ProcRun time = run({exe(), "time", "--reps", "7", "--warmup", "1"}, dir_->path());
+  EXPECT_EQ(time.exit_code, 0);
+  j = last_json(time);
+  EXPECT_EQ(j["mode"], "time");
+  EXPECT_EQ(j["reps"], 7);
+  EXPECT_EQ(j["times_ms"].size(), 7u);
+  EXPECT_GE(j["median_ms"].get<double>(), 1.0);
+  EXPECT_LE(j["min_ms"].get<double>(), j["median_ms"].get<double>());
+  EXPECT_GE(j["max_ms"].get<double>(), j["median_ms"].get<double>());
+
+  ProcRun prof = run({exe(), "profile"}, dir_->path());
+  EXPECT_EQ(prof.exit_code, 0);
+  EXPECT_EQ(last_json(prof), json::parse(R"({"mode":"profile","ok":true})"));
+  j = profile_metrics(prof);
+  ASSERT_TRUE(j.is_object()) << prof.out;
+  EXPECT_EQ(j["lts__t_sectors.sum"].get<double>(),
+            j["lts__t_sectors_lookup_hit.sum"].get<double>() + j["lts__t_sectors_lookup_miss.sum"].get<double>());
+
+  ProcRun dump = run({exe(), "dump", "out.bin"}, dir_->path());
+  EXPECT_EQ(dump.exit_code, 0);
+  EXPECT_EQ(last_json(dump)["bytes"], 1024);
+  EXPECT_EQ(fs::file_size(*dir_ / "out.bin"), 1024u);
+
+  EXPECT_EQ(run({exe(), "nonsense"}, dir_->path()).exit_code, 2);
+}
+
+TEST_F(FakesTest, NcuPrintsDetailsPageCsvAroundTheAppOutput) {
+  const std::vector<std::string> metrics = {"lts__t_sector_hit_rate.pct", "lts__t_sectors.sum",
+                                            "dram__bytes_read.sum", "gpu__time_duration.sum"};
+  std::string list;
+  for (const auto& m : metrics) list += (list.empty() ? "" : ",") + m;
+  ProcRun r = run({fake("fake_ncu"), "--csv", "--print-units", "base", "--cache-control", "all", "--clock-control",
+               "base", "--target-processes", "all", "--metrics", list, "--kernel-name", "regex:gemm_kernel",
+               exe(), "profile"},
+              dir_->path());
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("SWZ_FAKE_METRICS"), std::string::npos);
+  auto lines = lines_of(r.out);
+  ASSERT_GE(lines.size(), 3u + metrics.size());
+  EXPECT_EQ(lines[0].rfind("==PROF== Connected to process ", 0), 0u) << lines[0];
+  EXPECT_NE(r.out.find("{\"mode\":\"profile\",\"ok\":true}\n==PROF== Disconnected from process "), std::string::npos);
+  const size_t header = lines.size() - metrics.size() - 1;
+  EXPECT_EQ(lines[header],
+            R"("ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",)"
+            R"("Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value")");
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    const std::string& row = lines[header + 1 + i];
+    size_t seps = 0;
+    for (size_t p = row.find("\",\""); p != std::string::npos; p = row.find("\",\"", p + 1)) ++seps;
+    EXPECT_EQ(seps, 14u) << row;
+    EXPECT_EQ(row.rfind("\"0\",", 0), 0u) << row;
+    EXPECT_NE(row.find("\"gemm_kernel(float const*, float const*, float*, int, int, int)\""), std::string::npos);
+    EXPECT_NE(row.find("\"" + metrics[i] + "\""), std::string::npos) << row;
+  }
+  EXPECT_NE(lines[header + 1].find(R"("lts__t_sector_hit_rate.pct","%","43.75")"), std::string::npos);
+  EXPECT_NE(lines[header + 2].find(R"("lts__t_sectors.sum","sector","524,288")"), std::string::npos);
+  EXPECT_NE(lines[header + 3].find(R"("dram__bytes_read.sum","byte",")"), std::string::npos);
+  EXPECT_NE(lines[header + 4].find(R"("gpu__time_duration.sum","nsecond",")"), std::string::npos);
+}
+
+TEST_F(FakesTest, NcuReportsPermissionErrorsFailuresAndNoKernels) {
+  ProcRun perm = run({fake("fake_ncu"), "--csv", exe(), "profile"}, dir_->path(), {"SWZ_FAKE_NCU_CTRPERM=1"});
+  EXPECT_EQ(perm.exit_code, 1);
+  EXPECT_NE(perm.out.find("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU "
+                          "Performance Counters on the target device 0."),
+            std::string::npos);
+  EXPECT_EQ(perm.out.find("\"ID\""), std::string::npos);
+
+  ProcRun none = run({fake("fake_ncu"), "--csv", exe(), "info"}, dir_->path());
+  EXPECT_EQ(none.exit_code, 0);
+  EXPECT_NE(none.out.find("==WARNING== No kernels were profiled."), std::string::npos);
+  ProcRun other = run({fake("fake_ncu"), "--csv", "--kernel-name", "regex:softmax", exe(), "profile"}, dir_->path());
+  EXPECT_NE(other.out.find("==WARNING== No kernels were profiled."), std::string::npos);
+
+  ProcRun bad = run({fake("fake_ncu"), "--csv", exe(), "bogus-mode"}, dir_->path());
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.out.find("==ERROR== The application returned an error code (2)."), std::string::npos);
+}
+
+TEST_F(FakesTest, GroupedOrderGetsAHigherModelledHitRateThanIdentity) {
+  ProcRun b = build(*dir_, "grouped", kernel_file(kGrouped));
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const std::string grouped = (*dir_ / "grouped").string();
+  EXPECT_EQ(run({grouped, "verify"}, dir_->path()).exit_code, 0);
+  json id = profile_metrics(run({exe(), "profile"}, dir_->path()));
+  json gr = profile_metrics(run({grouped, "profile"}, dir_->path()));
+  const char* hit = "lts__t_sector_hit_rate.pct";
+  EXPECT_GT(gr[hit].get<double>(), id[hit].get<double>() + 20.0) << id.dump() << gr.dump();
+  EXPECT_LT(gr["dram__bytes_read.sum"].get<double>(), id["dram__bytes_read.sum"].get<double>());
+  EXPECT_LT(gr["lts__t_sectors_srcunit_ltcfabric.sum"].get<double>(),
+            id["lts__t_sectors_srcunit_ltcfabric.sum"].get<double>());
+  EXPECT_LT(last_json(run({grouped, "time"}, dir_->path()))["median_ms"].get<double>(),
+            last_json(run({exe(), "time"}, dir_->path()))["median_ms"].get<double>());
+}
+
+TEST_F(FakesTest, NonBijectiveSwizzleFailsVerifyAndChangesTheDump) {
+  ProcRun b = build(*dir_, "half", kernel_file("  return pid / 2;"));
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  ProcRun v = run({(*dir_ / "half").string(), "verify"}, dir_->path());
+  EXPECT_EQ(v.exit_code, 1);
+  json j = last_json(v);
+  EXPECT_EQ(j["ok"], false);
+  EXPECT_GT(j["cases"][0]["mismatches"].get<double>(), 0);
+  ASSERT_EQ(run({exe(), "dump", "base.bin"}, dir_->path()).exit_code, 0);
+  ASSERT_EQ(run({(*dir_ / "half").string(), "dump", "half.bin"}, dir_->path()).exit_code, 0);
+  EXPECT_NE(slurp(*dir_ / "base.bin"), slurp(*dir_ / "half.bin"));
+}
+
+TEST_F(FakesTest, NvccFailsOnRegionsThatDoNotCompileOrAreMissing) {
+  ProcRun bad = build(*dir_, "broken", kernel_file("  return pid + not_declared_anywhere;"));
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("broken.hip:"), std::string::npos) << bad.err;  // diagnostics name the source
+  EXPECT_NE(bad.err.find("not_declared_anywhere"), std::string::npos) << bad.err;
+  ProcRun none = build(*dir_, "nomarkers", "int main() { return 0; }\n");
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("fake_nvcc: error:"), std::string::npos) << none.err;
+}
+
+TEST_F(FakesTest, FaultWordsAndSleepEnv) {
+  ASSERT_EQ(build(*dir_, "wrong", kernel_file("  return pid;", "// SWZ_FAKE_WRONG\n")).exit_code, 0)
+      << "magic words outside the region must be ignored";
+  EXPECT_EQ(run({(*dir_ / "wrong").string(), "verify"}, dir_->path()).exit_code, 0);
+  ASSERT_EQ(build(*dir_, "wrong", kernel_file("  return pid;  // SWZ_FAKE_WRONG")).exit_code, 0);
+  EXPECT_EQ(run({(*dir_ / "wrong").string(), "verify"}, dir_->path()).exit_code, 1);
+
+  ASSERT_EQ(build(*dir_, "crash", kernel_file("  return pid;  // SWZ_FAKE_CRASH")).exit_code, 0);
+  EXPECT_EQ(run({(*dir_ / "crash").string(), "info"}, dir_->path()).exit_code, 0);
+  EXPECT_EQ(run({(*dir_ / "crash").string(), "time"}, dir_->path()).signal, SIGABRT);
+  ProcRun ncu = run({fake("fake_ncu"), "--csv", (*dir_ / "crash").string(), "profile"}, dir_->path());
+  EXPECT_NE(ncu.exit_code, 0);
+  EXPECT_NE(ncu.out.find("==ERROR== The application returned an error code (134)."), std::string::npos) << ncu.out;
+
+  ASSERT_EQ(build(*dir_, "diff", kernel_file("  return pid;  // SWZ_FAKE_DUMP_DIFF")).exit_code, 0);
+  EXPECT_EQ(run({(*dir_ / "diff").string(), "verify"}, dir_->path()).exit_code, 0);
+  ASSERT_EQ(run({(*dir_ / "diff").string(), "dump", "diff.bin"}, dir_->path()).exit_code, 0);
+  ASSERT_EQ(run({exe(), "dump", "same.bin"}, dir_->path()).exit_code, 0);
+  EXPECT_NE(slurp(*dir_ / "diff.bin"), slurp(*dir_ / "same.bin"));
+
+  ASSERT_EQ(build(*dir_, "hang", kernel_file("  return pid;  // SWZ_FAKE_HANG")).exit_code, 0);
+  EXPECT_EQ(run({(*dir_ / "hang").string(), "info"}, dir_->path(), {}, 20000).exit_code, 0);
+  EXPECT_TRUE(run({(*dir_ / "hang").string(), "verify"}, dir_->path(), {}, 500).timed_out);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(run({exe(), "info"}, dir_->path(), {"SWZ_FAKE_SLEEP_MS=300"}).exit_code, 0);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(300));
+}
+
+TEST_F(FakesTest, DeviceQueryPrintsTheFakeGpu) {
+  ASSERT_EQ(build(*dir_, "device_query", "// anything\n").exit_code, 0);
+  ProcRun r = run({(*dir_ / "device_query").string()}, dir_->path());
+  ASSERT_EQ(r.exit_code, 0);
+  json j = last_json(r);
+  EXPECT_EQ(j["name"], "Fake GPU (swizzleperf test double)");
+  EXPECT_EQ(j["arch"], "sm_90");
+  EXPECT_EQ(j["compute_units"], 132);
+  EXPECT_EQ(j["l2_bytes"], 52428800);
+  EXPECT_EQ(j["num_xcc"], -1);
+}
+
+}  // namespace

@@ -1,0 +1,192 @@
+// Tests for the rocprofv3 counter_collection.csv and agent_info.csv parsers.
+#include "swizzleperf/backend/rocprof_parser.h"
+
+#include <gtest/gtest.h>
+
+#include "support/fixtures.h"
+
+namespace swz {
+namespace {
+
+using test::fixture_path;
+using test::read_text;
+
+std::string fixture(const std::string& name) { return read_text(fixture_path("rocprof/" + name)); }
+
+std::string must_fail(std::string_view csv, std::string_view regex = "") {
+  auto r = parse_rocprof_counters(csv, regex);
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? "" : r.error().message;
+}
+
+Metrics must_parse(std::string_view csv, std::string_view regex = "") {
+  auto r = parse_rocprof_counters(csv, regex);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  return r.ok() ? r.value() : Metrics{};
+}
+
+TEST(RocprofCounters, Header2025AllDispatches) {
+  Metrics m = must_parse(fixture("counters_2025.csv"));
+  EXPECT_EQ(m.launches, 4);
+  EXPECT_EQ(m.l2_hits, 3000000.0 + 50000 + 2500000 + 3500000);
+  EXPECT_EQ(m.l2_misses, 1000000.0 + 50000 + 1500000 + 500000);
+  EXPECT_EQ(m.l2_sectors, *m.l2_hits + *m.l2_misses);
+  ASSERT_TRUE(m.l2_hit_pct);
+  EXPECT_DOUBLE_EQ(*m.l2_hit_pct, 100.0 * 9050000 / (9050000 + 3050000));
+  EXPECT_EQ(m.raw.at("TCC_HIT_sum"), 9050000.0);
+  EXPECT_EQ(m.raw.at("TCC_MISS_sum"), 3050000.0);
+  EXPECT_EQ(m.raw.at("SQ_WAVES"), 65536.0 * 3 + 4096);
+  EXPECT_EQ(m.raw.at("TCC_EA0_WRREQ_64B_sum"), 0.0);  // printed as 0.00000000e+00
+  EXPECT_EQ(m.profiler_time_ns, 4000000.0 + 100000 + 4000000 + 4000000);
+  EXPECT_FALSE(m.fabric_sectors.has_value());
+  EXPECT_FALSE(m.dram_read_bytes.has_value());
+}
+
+TEST(RocprofCounters, RegexSelectsTemplatedKernelWithCommas) {
+  Metrics m = must_parse(fixture("counters_2025.csv"), R"x(gemm_kernel<float, 64>\(float const\*)x");
+  EXPECT_EQ(m.launches, 3);
+  EXPECT_EQ(m.l2_hits, 9000000.0);
+  EXPECT_EQ(m.l2_misses, 3000000.0);
+  EXPECT_DOUBLE_EQ(*m.l2_hit_pct, 75.0);
+}
+
+TEST(RocprofCounters, RegexIsASearchNotAFullMatch) {
+  Metrics m = must_parse(fixture("counters_2025.csv"), "reduce");
+  EXPECT_EQ(m.launches, 1);
+  EXPECT_DOUBLE_EQ(*m.l2_hit_pct, 50.0);
+}
+
+TEST(RocprofCounters, Header2024WithoutTimestamps) {
+  Metrics m = must_parse(fixture("counters_2024.csv"), "addition_kernel");
+  EXPECT_EQ(m.launches, 2);
+  EXPECT_EQ(m.l2_hits, 98304.0 + 114688);
+  EXPECT_EQ(m.l2_misses, 32768.0 + 16384);
+  EXPECT_DOUBLE_EQ(*m.l2_hit_pct, 100.0 * 212992 / (212992 + 49152));
+  EXPECT_EQ(m.raw.at("SQ_WAVES"), 32768.0);
+  EXPECT_FALSE(m.profiler_time_ns.has_value());
+}
+
+TEST(RocprofCounters, NoDispatchMatched) {
+  std::string msg = must_fail(fixture("counters_2025.csv"), "^softmax");
+  EXPECT_NE(msg.find("no rocprofv3 dispatch matched"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("^softmax"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("reduce_rows(float*, int)"), std::string::npos) << msg;  // lists what it saw
+}
+
+TEST(RocprofCounters, InvalidRegex) {
+  std::string msg = must_fail(fixture("counters_2025.csv"), "gemm(");
+  EXPECT_NE(msg.find("invalid kernel regex"), std::string::npos) << msg;
+}
+
+TEST(RocprofCounters, MissingMissCounterIsNamed) {
+  std::string msg = must_fail(fixture("counters_missing_miss.csv"));
+  EXPECT_NE(msg.find("TCC_MISS_sum"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("TCC_HIT_sum counter"), std::string::npos) << msg;
+}
+
+TEST(RocprofCounters, CounterMissingForOneDispatch) {
+  std::string csv =
+      "\"Dispatch_Id\",\"Kernel_Name\",\"Counter_Name\",\"Counter_Value\"\n"
+      "1,\"k\",\"TCC_HIT_sum\",1.000000\n1,\"k\",\"TCC_MISS_sum\",1.000000\n"
+      "2,\"k\",\"TCC_HIT_sum\",1.000000\n";
+  std::string msg = must_fail(csv);
+  EXPECT_NE(msg.find("TCC_MISS_sum"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("dispatch 2"), std::string::npos) << msg;
+}
+
+TEST(RocprofCounters, EmptyFile) {
+  std::string msg = must_fail(fixture("empty.csv"));
+  EXPECT_NE(msg.find("empty"), std::string::npos) << msg;
+  EXPECT_NE(must_fail("\n\n").find("empty"), std::string::npos);
+}
+
+TEST(RocprofCounters, HeaderOnly) {
+  std::string header = fixture("counters_2025.csv");
+  header = header.substr(0, header.find('\n') + 1);
+  EXPECT_NE(must_fail(header).find("no dispatch"), std::string::npos);
+}
+
+TEST(RocprofCounters, TruncatedRowNamesTheLine) {
+  std::string msg = must_fail(fixture("counters_truncated.csv"));
+  EXPECT_NE(msg.find("line 4"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("truncated"), std::string::npos) << msg;
+}
+
+TEST(RocprofCounters, CutInsideQuotedNameIsAnError) {
+  std::string csv = fixture("counters_2025.csv");
+  csv = csv.substr(0, csv.find("void gemm_kernel<float, 64>(float const*", csv.find('\n')) + 20);
+  std::string msg = must_fail(csv);
+  EXPECT_NE(msg.find("line 2"), std::string::npos) << msg;
+}
+
+TEST(RocprofCounters, HeaderMissingRequiredColumns) {
+  std::string msg = must_fail("\"Dispatch_Id\",\"Kernel_Name\",\"Counter\"\n1,\"k\",\"TCC_HIT_sum\"\n");
+  EXPECT_NE(msg.find("Counter_Name"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Counter_Value"), std::string::npos) << msg;
+}
+
+TEST(RocprofCounters, UnparseableValueNamesTheCounter) {
+  std::string csv =
+      "\"Dispatch_Id\",\"Kernel_Name\",\"Counter_Name\",\"Counter_Value\"\n1,\"k\",\"TCC_HIT_sum\",oops\n";
+  std::string msg = must_fail(csv);
+  EXPECT_NE(msg.find("TCC_HIT_sum"), std::string::npos) << msg;
+}
+
+TEST(RocprofCounters, CrlfLineEndings) {
+  std::string csv = fixture("counters_2024.csv");
+  std::string crlf;
+  for (char c : csv) {
+    if (c == '\n') crlf += '\r';
+    crlf += c;
+  }
+  EXPECT_EQ(must_parse(crlf).launches, 2);
+}
+
+TEST(RocprofAgentInfo, FirstGpuAgent) {
+  auto r = parse_rocprof_agent_info(fixture("agent_info.csv"));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->arch, "gfx942");
+  EXPECT_EQ(r->product_name, "AMD Instinct MI300X");
+  EXPECT_EQ(r->cu_count, 304);
+  EXPECT_EQ(r->num_xcc, 8);
+  EXPECT_EQ(r->simd_count, 1216);
+  EXPECT_EQ(r->wave_front_size, 64);
+  EXPECT_EQ(r->node_id, 2);
+}
+
+TEST(RocprofAgentInfo, ColumnsByNameAndArchFromTargetVersion) {
+  std::string csv =
+      "\"Cu_Count\",\"Agent_Type\",\"Gfx_Target_Version\"\n"
+      "0,\"CPU\",0\n"
+      "104,\"GPU\",90010\n"
+      "304,\"GPU\",90402\n";
+  auto r = parse_rocprof_agent_info(csv);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->arch, "gfx90a");
+  EXPECT_EQ(r->cu_count, 104);
+  EXPECT_FALSE(r->num_xcc.has_value());
+  EXPECT_TRUE(r->product_name.empty());
+}
+
+TEST(RocprofAgentInfo, WithoutAgentTypeAGfxNameMarksTheGpu) {
+  auto r = parse_rocprof_agent_info("\"Name\",\"Cu_Count\",\"Num_Xcc\"\n\"AMD EPYC\",0,0\n\"gfx1100\",48,1\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->arch, "gfx1100");
+  EXPECT_EQ(r->num_xcc, 1);
+}
+
+TEST(RocprofAgentInfo, Errors) {
+  EXPECT_FALSE(parse_rocprof_agent_info("").ok());
+  auto no_gpu = parse_rocprof_agent_info("\"Agent_Type\",\"Name\",\"Cu_Count\"\n\"CPU\",\"AMD EPYC\",0\n");
+  ASSERT_FALSE(no_gpu.ok());
+  EXPECT_NE(no_gpu.error().message.find("no GPU agent"), std::string::npos);
+  auto no_cu = parse_rocprof_agent_info("\"Agent_Type\",\"Name\"\n\"GPU\",\"gfx942\"\n");
+  ASSERT_FALSE(no_cu.ok());
+  EXPECT_NE(no_cu.error().message.find("Cu_Count"), std::string::npos);
+  auto cut = parse_rocprof_agent_info("\"Agent_Type\",\"Name\",\"Cu_Count\"\n\"GPU\",\"gfx942\"\n");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.error().message.find("line 2"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace swz
