@@ -1,5 +1,5 @@
 // swizzleperf kernel: fp32 SGEMM, C = A * B, row-major (A is MxK, B is KxN, C is MxN).
-// swizzleperf:default-grid 64x64
+// swizzleperf:default-grid 32x256
 // Size is M,N,K. Each block computes one 128x128 tile of C; the grid is 1-D with
 // tiles_m * tiles_n blocks and block blockIdx.x computes logical tile
 // swizzle_pid(blockIdx.x, ...) (row-major over the tile grid). Register-tiled: 256
@@ -116,7 +116,10 @@ class GemmProgram : public SwzProgram {
  public:
   const char* name() const override { return "gemm"; }
   const char* kernel_regex() const override { return "gemm_kernel"; }
-  SwzSize default_size() const override { return {8192, 8192, 2048}; }
+  // 4096 x 32768 x 1024 (an LM-head-like shape): 256 tiles per tile row exceed the
+  // ~264 blocks an H100 holds at once, so row-major order re-streams B for every tile
+  // row; about 6.6 ms on an H100 (bench/results/2026-11-22-h100-gemm-calibration.md).
+  SwzSize default_size() const override { return {4096, 32768, 1024}; }
   std::vector<SwzSize> verify_sizes() const override {
     return {{128, 128, 64}, {257, 131, 67}, {1, 300, 5}, {300, 1, 17}, {200, 264, 36},
             {515, 259, 1000}};
