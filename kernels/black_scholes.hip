@@ -118,9 +118,8 @@ class BlackScholesProgram : public SwzProgram {
   // <= 4e-6 plus erfcf's own few ulps (< 1e-6). Prices are differences of two terms of
   // size <= S <= 30 and <= X <= 100: 30 * 5e-6 + 100 * 5e-6 + a few ulps of 100 (~2e-5)
   // gives a worst case of ~7e-4; a host fp32 run of this formula over 10M random options
-  // peaked at 1.7e-5. tol = 2e-3 absolute covers the
-  // worst case with margin; a wrong, swapped or missing tile errs by O(1) (prices spread
-  // over [0, 100]) or leaves NaN poison.
+  // peaked at 1.7e-5. tol = 2e-3 absolute covers the worst case with margin; a wrong,
+  // swapped or missing tile errs by O(1) (prices spread over [0, 100]) or leaves NaN poison.
   SwzTol tolerance(const SwzSize&) const override { return {2e-3, 0.0}; }
 
   const char* size_error(const SwzSize& s) const override {

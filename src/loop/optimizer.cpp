@@ -238,7 +238,7 @@ Status Optimizer::measure_baseline() {
   history_.config["program_info"] = info.json;
   if (!finish_attempt_stages(a, dir, dir / "kernel")) {
     if (interrupt_requested()) return make_error("interrupted");
-    return make_error("the unswizzled baseline failed — fix the kernel first: " + a.reason);
+    return make_error("the unswizzled baseline could not be measured (" + to_string(a.status) + "): " + a.reason);
   }
   a.wall_seconds = secs_since(t0);
   a.speedup = 1.0;

@@ -108,6 +108,10 @@ ChatServer::ChatServer() : impl_(std::make_unique<Impl>()) {
   if (impl->port <= 0) throw std::runtime_error("chat_server: cannot bind a loopback port");
   // bind_to_any_port already listens, so clients can connect before the thread runs.
   impl->thread = std::thread([impl] { impl->server.listen_after_bind(); });
+  // stop() is a no-op until the listen loop runs, so a server destroyed at once
+  // would never end: wait for the loop (bounded) before handing the server out.
+  for (int i = 0; i < 5000 && !impl->server.is_running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 ChatServer::~ChatServer() {

@@ -1,0 +1,192 @@
+// swizzleperf kernel: Smith-Waterman local alignment score matrix, int32, tiled wavefront.
+// swizzleperf:default-grid 1x256
+// Size is L1,L2: two random sequences a (length L1) and b (length L2) over a 4-letter
+// alphabet. Scores: match +3, mismatch -3, linear gap -2. With H(0, j) = H(i, 0) = 0,
+//   H(i, j) = max(0, H(i-1, j-1) + s(a_i, b_j), H(i-1, j) - 2, H(i, j-1) - 2).
+// Output: the full score matrix H(1..L1, 1..L2), L1 x L2 int32 row-major. The full matrix
+// (rather than a per-tile maximum) is checked so that every cell, including the tile
+// borders later tiles consume, is compared exactly (tolerance 0); it is also where the
+// borders live, so it costs no extra traffic. An unwritten cell keeps the poison (-1),
+// which no score equals.
+//
+// Tiling and launches: H is cut into 64x64 tiles, tiles_m = ceil(L1/64) by
+// tiles_n = ceil(L2/64). Tile (ti, tj) needs the last row of tile (ti-1, tj), the last
+// column of (ti, tj-1) and the corner cell of (ti-1, tj-1), so tiles are processed in
+// anti-diagonal wavefronts: ONE LAUNCH PER ANTI-DIAGONAL d = ti + tj (tiles_m + tiles_n - 1
+// launches per pass, in order). In launch d the tiles are (ti, d - ti) for
+// ti = lo..hi (lo = max(0, d - tiles_n + 1), hi = min(d, tiles_m - 1)); there are
+// count = hi - lo + 1 of them, the launch is a 1-D grid of count blocks, and its swizzle
+// grid is {1, count}: block blockIdx.x computes t = swizzle_pid(blockIdx.x, count,
+// {1, count}), tile ti = lo + t. So num_pids changes from launch to launch (1, 2, ..,
+// D, .., 2, 1 for a square problem; D = min(tiles_m, tiles_n) is the longest diagonal,
+// the default-grid above): a swizzle must be a bijection for every num_pids, as the
+// identity is. Inside a block (64 threads) thread r owns tile row r and the tile is swept
+// by 127 inner anti-diagonal steps in shared memory, then written out row by row
+// (coalesced).
+//
+// Data sharing between blocks: the tile at position t of launch d reads borders written in
+// launch d-1 by the tiles at positions t and t-1 (or t and t+1, depending on whether lo
+// moved), i.e. consecutive pids of one launch read the same producer tile, and each
+// producer's output is read by two consumers in the next launch. A swizzle that puts a
+// consumer on the die/L2 partition that produced its borders (consistently from launch to
+// launch) turns those reads into near hits. Paper A.6 (Fig. 15b).
+//
+// No atomics, each cell written by exactly one block: bit-identical output whatever the
+// block order.
+#include <hip/hip_runtime.h>
+#include "swz_harness.h"
+
+// swizzleperf:begin
+SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {
+  return pid;
+}
+// swizzleperf:end
+
+constexpr int kTile = 64, kThreads = kTile;  // one thread per tile row
+constexpr int kMatch = 3, kMismatch = -3, kGap = 2;
+// Shared tile with its border row/column: (kTile + 1) rows, stride kTile + 2 so the cells
+// of one inner anti-diagonal ((r, c) with r + c fixed) fall in distinct banks.
+constexpr int kStride = kTile + 2;
+
+__global__ void __launch_bounds__(kThreads)
+smith_waterman_kernel(const unsigned char* __restrict__ a, const unsigned char* __restrict__ b,
+                      int* __restrict__ H, int L1, int L2, int diag, int lo, SwizzleGrid grid) {
+  const unsigned t = swizzle_pid(blockIdx.x, gridDim.x, grid);
+  const unsigned tile_m = t / grid.n;
+  const unsigned tile_n = t % grid.n;
+  if (tile_m >= grid.m) return;  // out-of-range swizzle: tile left unwritten, verify fails
+
+  __shared__ int sm[(kTile + 1) * kStride];  // sm[r][c] = H(row0 + r, col0 + c), 1-based H
+  __shared__ unsigned char sb[kTile];
+
+  const int ti = lo + static_cast<int>(tile_n);
+  const int tj = diag - ti;
+  const int row0 = ti * kTile, col0 = tj * kTile;  // H rows row0+1.., columns col0+1..
+  const int x = threadIdx.x;
+
+  // Borders: H(row0, col0 + 1 + x) is the tile above's last row (0 on the first tile row);
+  // H(row0 + 1 + x, col0) the left tile's last column; H(row0, col0) the corner. Cells past
+  // the matrix read 0 (they only feed cells that are not written out).
+  {
+    const int J = col0 + 1 + x, I = row0 + 1 + x;
+    sm[J - col0] = (row0 > 0 && J <= L2) ? H[static_cast<size_t>(row0 - 1) * L2 + (J - 1)] : 0;
+    sm[(I - row0) * kStride] =
+        (col0 > 0 && I <= L1) ? H[static_cast<size_t>(I - 1) * L2 + (col0 - 1)] : 0;
+    if (x == 0)
+      sm[0] = (row0 > 0 && col0 > 0) ? H[static_cast<size_t>(row0 - 1) * L2 + (col0 - 1)] : 0;
+    sb[x] = J <= L2 ? b[J - 1] : 0;
+  }
+  const unsigned char ax = row0 + 1 + x <= L1 ? a[row0 + x] : 0;
+  __syncthreads();
+
+  // Step s computes the inner anti-diagonal r + c = s: thread x does cell (x+1, s-x+1).
+  int* row = sm + (x + 1) * kStride + 1;  // this thread's row, column offset 0 = tile col 1
+  const int* up = row - kStride;
+  for (int s = 0; s < 2 * kTile - 1; ++s) {
+    const int c = s - x;
+    if (c >= 0 && c < kTile) {
+      const int diag_score = up[c - 1] + (ax == sb[c] ? kMatch : kMismatch);
+      const int v = max(max(0, diag_score), max(up[c] - kGap, row[c - 1] - kGap));
+      row[c] = v;
+    }
+    __syncthreads();
+  }
+
+  // Write the tile out row by row (thread x = column), coalesced.
+  const int J = col0 + 1 + x;
+  if (J > L2) return;
+  for (int r = 1; r <= kTile; ++r) {
+    const int I = row0 + r;
+    if (I > L1) break;
+    H[static_cast<size_t>(I - 1) * L2 + (J - 1)] = sm[r * kStride + 1 + x];
+  }
+}
+
+class SmithWatermanProgram : public SwzProgram {
+ public:
+  const char* name() const override { return "smith_waterman"; }
+  const char* kernel_regex() const override { return "smith_waterman_kernel"; }
+  // 16384 x 16384 cells: 256 x 256 tiles, 511 wavefront launches of <= 256 blocks. Each
+  // block's 127 synchronised inner steps take a few microseconds, so a launch costs
+  // ~5-8 us (latency-bound, not bandwidth-bound: H is 1 GiB written once, ~0.3 ms of
+  // DRAM time): ~3-4 ms per pass.
+  SwzSize default_size() const override { return {16384, 16384}; }
+  std::vector<SwzSize> verify_sizes() const override {
+    return {{1, 300},   {300, 1},   {1, 1},     {64, 64},   {65, 63},
+            {128, 640}, {640, 128}, {200, 130}, {517, 389}, {1000, 1000}};
+  }
+  // The longest diagonal's launch (the others are 1 x count with count < D).
+  SwizzleGrid grid(const SwzSize& s) const override {
+    const unsigned tm = swz_ceil_div(s[0], kTile), tn = swz_ceil_div(s[1], kTile);
+    return {1u, tm < tn ? tm : tn};
+  }
+  unsigned long long footprint_bytes(const SwzSize& s) const override {
+    // both sequences read, H written once (its borders are re-read, counted once)
+    return static_cast<unsigned long long>(s[0]) + s[1] + 4ull * s[0] * s[1];
+  }
+
+  void setup(const SwzSize& s, unsigned long long seed) override {
+    l1_ = static_cast<int>(s[0]), l2_ = static_cast<int>(s[1]);
+    SwzRng rng(seed);
+    ha_.resize(size_t(l1_));
+    hb_.resize(size_t(l2_));
+    for (auto& c : ha_) c = static_cast<unsigned char>(rng.next() >> 62);  // 0..3
+    for (auto& c : hb_) c = static_cast<unsigned char>(rng.next() >> 62);
+    da_ = swz_alloc<unsigned char>(ha_.size());
+    db_ = swz_alloc<unsigned char>(hb_.size());
+    dH_ = swz_alloc<int>(size_t(l1_) * l2_);
+    swz_upload(da_, ha_);
+    swz_upload(db_, hb_);
+  }
+  void run() override {
+    const int tm = static_cast<int>(swz_ceil_div(l1_, kTile));
+    const int tn = static_cast<int>(swz_ceil_div(l2_, kTile));
+    for (int d = 0; d < tm + tn - 1; ++d) {
+      const int lo = d - (tn - 1) > 0 ? d - (tn - 1) : 0;
+      const int hi = d < tm - 1 ? d : tm - 1;
+      const unsigned count = static_cast<unsigned>(hi - lo + 1);
+      const SwizzleGrid g = {1u, count};
+      hipLaunchKernelGGL(smith_waterman_kernel, dim3(count), dim3(kThreads), 0, 0, da_, db_,
+                         dH_, l1_, l2_, d, lo, g);
+      SWZ_CHECK_LAUNCH();
+    }
+  }
+  SwzOutput output() const override { return {dH_, size_t(l1_) * l2_, SwzDType::i32}; }
+
+  std::vector<double> reference(const SwzSize&) const override {
+    const int L1 = l1_, L2 = l2_;
+    std::vector<int> prev(size_t(L2) + 1, 0), cur(size_t(L2) + 1, 0);
+    std::vector<double> out(size_t(L1) * L2);
+    for (int i = 1; i <= L1; ++i) {
+      cur[0] = 0;
+      for (int j = 1; j <= L2; ++j) {
+        const int sc = ha_[i - 1] == hb_[j - 1] ? kMatch : kMismatch;
+        int v = prev[j - 1] + sc;
+        v = std::max(v, prev[j] - kGap);
+        v = std::max(v, cur[j - 1] - kGap);
+        cur[j] = std::max(v, 0);
+        out[size_t(i - 1) * L2 + (j - 1)] = cur[j];
+      }
+      prev.swap(cur);
+    }
+    return out;
+  }
+  // Integer arithmetic, no rounding: the GPU must match the reference exactly.
+  SwzTol tolerance(const SwzSize&) const override { return {0.0, 0.0}; }
+
+  const char* size_error(const SwzSize& s) const override {
+    if (s[0] >= (1ll << 30) || s[1] >= (1ll << 30)) return "L1 and L2 must be below 2^30";
+    return nullptr;
+  }
+
+ private:
+  int l1_ = 0, l2_ = 0;
+  std::vector<unsigned char> ha_, hb_;
+  unsigned char *da_ = nullptr, *db_ = nullptr;
+  int* dH_ = nullptr;
+};
+
+int main(int argc, char** argv) {
+  SmithWatermanProgram prog;
+  return swz_main(prog, argc, argv);
+}

@@ -1,0 +1,340 @@
+// End-to-end: the real swizzleperf binary, its real CUDA backend, driven through
+// the fake nvcc/ncu (tests/fakes) so the whole loop runs on a CPU-only machine.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "support/fixtures.h"
+
+extern char** environ;
+
+namespace swz::test {
+namespace {
+
+std::vector<std::string> optimize_args(const fs::path& kernel, const fs::path& run_dir, int iterations) {
+  return {"optimize", kernel.string(), "--backend", "cuda", "--proposer", "builtin",
+          "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu", (fake_dir() / "fake_ncu").string(),
+          "--run-dir", run_dir.string(), "--iterations", std::to_string(iterations), "--reps", "3"};
+}
+
+fs::path copy_gemm(const TempDir& tmp) {
+  auto dst = tmp / "gemm.hip";
+  write_text(dst, read_text(source_dir() / "kernels" / "gemm.hip"));
+  return dst;
+}
+
+nlohmann::json load_json(const fs::path& p) { return nlohmann::json::parse(read_text(p)); }
+
+bool single_error_line(const std::string& err) {
+  // Exactly one "swizzleperf: error:" line and it is the last line.
+  auto pos = err.find("swizzleperf: error: ");
+  if (pos == std::string::npos) return false;
+  if (err.find("swizzleperf: error: ", pos + 1) != std::string::npos) return false;
+  auto nl = err.find('\n', pos);
+  return nl == std::string::npos || nl == err.size() - 1;
+}
+
+TEST(OptimizeE2E, FullRunThroughTheFakeToolchain) {
+  TempDir tmp;
+  auto kernel = copy_gemm(tmp);
+  auto args = optimize_args(kernel, tmp / "run", 5);
+  args.push_back("--json");
+  auto r = run_cli(args, tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto summary = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(summary["improved"].get<bool>());
+  EXPECT_EQ(summary["state"], "completed");
+  EXPECT_GT(summary["best"]["l2_hit_pct"].get<double>(), summary["baseline"]["l2_hit_pct"].get<double>() + 20);
+  auto h = load_json(tmp / "run" / "history.json");
+  EXPECT_EQ(h["format"], "swizzleperf-history");
+  EXPECT_EQ(h["schema_version"], 1);
+  ASSERT_TRUE(h.contains("baseline"));
+  int counted = 0;
+  for (const auto& a : h["attempts"]) {
+    counted += a["status"] != "duplicate";
+    EXPECT_FALSE(a["region"].get<std::string>().empty());
+    EXPECT_FALSE(a["diff"].get<std::string>().empty());
+    EXPECT_TRUE(a.contains("stage_seconds"));
+    EXPECT_TRUE(a["mapping"].contains("grids"));
+    if (a["status"] == "ok") {
+      EXPECT_TRUE(a.contains("metrics"));
+      EXPECT_TRUE(a.contains("timing"));
+      EXPECT_TRUE(a.contains("speedup"));
+    }
+  }
+  EXPECT_EQ(counted, 5);
+  EXPECT_TRUE(fs::exists(tmp / "run" / "best.hip"));
+  EXPECT_TRUE(fs::exists(tmp / "run" / "hardware.json"));
+  EXPECT_TRUE(fs::exists(tmp / "run" / "report.md"));
+  // best.hip differs from the kernel only inside the region.
+  auto best = read_text(tmp / "run" / "best.hip");
+  auto orig = read_text(kernel);
+  EXPECT_EQ(best.substr(0, best.find("// swizzleperf:begin")), orig.substr(0, orig.find("// swizzleperf:begin")));
+  EXPECT_EQ(best.substr(best.find("// swizzleperf:end")), orig.substr(orig.find("// swizzleperf:end")));
+}
+
+TEST(OptimizeE2E, TableNamesBaselineBestAndWhereTheKernelWent) {
+  TempDir tmp;
+  auto kernel = copy_gemm(tmp);
+  auto r = run_cli(optimize_args(kernel, tmp / "run", 2), tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("baseline"), std::string::npos);
+  EXPECT_NE(r.out.find("best kernel: "), std::string::npos);
+  EXPECT_NE(r.out.find("improved"), std::string::npos);
+}
+
+// Starts the binary without waiting, so a test can kill it mid-run.
+pid_t spawn_cli(const std::vector<std::string>& args, const fs::path& cwd, const std::vector<std::string>& env) {
+  std::vector<std::string> full{binary_path().string()};
+  full.insert(full.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : full) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> envs;
+  for (char** e = environ; *e; ++e) envs.emplace_back(*e);
+  envs.insert(envs.end(), env.begin(), env.end());
+  std::vector<char*> envp;
+  for (auto& e : envs) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  return pid;
+}
+
+int attempts_recorded(const fs::path& history) {
+  std::error_code ec;
+  if (!fs::exists(history, ec)) return 0;
+  auto j = nlohmann::json::parse(read_text(history), nullptr, false);
+  return j.is_discarded() || !j.contains("attempts") ? 0 : static_cast<int>(j["attempts"].size());
+}
+
+void kill_and_resume(int sig) {
+  TempDir tmp;
+  auto kernel = copy_gemm(tmp);
+  const auto run = tmp / "run";
+  const auto history = run / "history.json";
+  pid_t pid = spawn_cli(optimize_args(kernel, run, 6), tmp.path(), {"SWZ_FAKE_SLEEP_MS=150"});
+  ASSERT_GT(pid, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (attempts_recorded(history) < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_GE(attempts_recorded(history), 2) << "the run never recorded two attempts";
+  kill(pid, sig);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const int before = attempts_recorded(history);
+  ASSERT_LT(before, 6 + 4) << "the run finished before it was killed";
+  auto h_before = load_json(history);  // must still be valid JSON: written atomically
+  auto r = run_cli({"optimize", "--resume", run.string(), "--nvcc", (fake_dir() / "fake_nvcc").string(),
+                    "--ncu", (fake_dir() / "fake_ncu").string(), "--reps", "3"},
+                   tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto h = load_json(history);
+  EXPECT_EQ(h["state"], "completed");
+  // No attempt lost: the first `before` attempts are unchanged.
+  for (int i = 0; i < before; ++i) EXPECT_EQ(h["attempts"][i], h_before["attempts"][i]) << "attempt " << i;
+  // None repeated: iterations strictly increase, labels unique, 6 counted.
+  std::set<std::string> labels;
+  int counted = 0, last = 0;
+  for (const auto& a : h["attempts"]) {
+    EXPECT_GT(a["iteration"].get<int>(), last);
+    last = a["iteration"].get<int>();
+    EXPECT_TRUE(labels.insert(a["label"].get<std::string>()).second) << a["label"];
+    counted += a["status"] != "duplicate";
+  }
+  EXPECT_EQ(counted, 6);
+}
+
+TEST(OptimizeE2E, KilledMidRunThenResumedLosesAndRepeatsNothing) { kill_and_resume(SIGKILL); }
+TEST(OptimizeE2E, CtrlCMidRunThenResumedLosesAndRepeatsNothing) { kill_and_resume(SIGINT); }
+
+TEST(OptimizeE2E, CtrlCExitsWithInterruptedAndSaysHowToResume) {
+  TempDir tmp;
+  auto kernel = copy_gemm(tmp);
+  const auto run = tmp / "run";
+  pid_t pid = spawn_cli(optimize_args(kernel, run, 8), tmp.path(), {"SWZ_FAKE_SLEEP_MS=150"});
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (attempts_recorded(run / "history.json") < 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_EQ(load_json(run / "history.json")["state"], "interrupted");
+}
+
+struct BadInput {
+  const char* name;
+  std::string kernel_text;  // empty: file does not exist
+  const char* expect;       // substring of the error line
+};
+
+TEST(OptimizeE2E, BadKernelFilesGetOneClearLine) {
+  const std::string region = "// swizzleperf:begin\nSWZ_HD unsigned swizzle_pid(unsigned pid, unsigned n, SwizzleGrid g) {\n  return pid;\n}\n// swizzleperf:end\n";
+  const std::vector<BadInput> cases = {
+      {"missing", "", "does not exist"},
+      {"no_region", "int main() {}\n", "no swizzle region"},
+      {"two_regions", region + region, "more than one swizzle region"},
+      {"no_end", "// swizzleperf:begin\nSWZ_HD unsigned swizzle_pid(unsigned p, unsigned n, SwizzleGrid g) { return p; }\n", "has no '// swizzleperf:end'"},
+      {"no_swizzle_pid", "// swizzleperf:begin\nint f() { return 0; }\n// swizzleperf:end\n", "does not define swizzle_pid"},
+  };
+  for (const auto& c : cases) {
+    TempDir tmp;
+    auto kernel = tmp / (std::string(c.name) + ".hip");
+    if (!c.kernel_text.empty()) write_text(kernel, c.kernel_text);
+    for (const char* cmd : {"optimize", "check"}) {
+      auto args = std::string(cmd) == "optimize" ? optimize_args(kernel, tmp / "run", 2)
+                                                  : std::vector<std::string>{"check", kernel.string()};
+      auto r = run_cli(args, tmp.path());
+      EXPECT_NE(r.exit_code, 0) << c.name << " " << cmd;
+      EXPECT_TRUE(single_error_line(r.err)) << c.name << " " << cmd << ": " << r.err;
+      EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.name << " " << cmd << ": " << r.err;
+    }
+    EXPECT_FALSE(fs::exists(tmp / "run" / "history.json")) << c.name;
+  }
+}
+
+TEST(OptimizeE2E, UnknownFlagAndUnknownCommand) {
+  auto r = run_cli({"optimize", "x.hip", "--iteratons", "3"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(single_error_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("iteratons"), std::string::npos);
+  auto c = run_cli({"optimise"});
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_NE(c.err.find("did you mean 'optimize'?"), std::string::npos) << c.err;
+}
+
+TEST(OptimizeE2E, CorruptOrForeignHistoryIsRefusedAndKept) {
+  TempDir tmp;
+  auto kernel = copy_gemm(tmp);
+  for (const std::string text : {std::string("{\"attempts\": [1,2"), std::string("{\"hello\": \"world\"}\n")}) {
+    fs::create_directories(tmp / "run");
+    write_text(tmp / "run" / "history.json", text);
+    auto r = run_cli({"optimize", kernel.string(), "--resume", (tmp / "run").string(), "--backend", "cuda",
+                      "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu", (fake_dir() / "fake_ncu").string()},
+                     tmp.path());
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(single_error_line(r.err)) << r.err;
+    EXPECT_NE(r.err.find("left untouched"), std::string::npos) << r.err;
+    EXPECT_EQ(read_text(tmp / "run" / "history.json"), text);
+  }
+}
+
+TEST(OptimizeE2E, ExistingRunIsNeverOverwritten) {
+  TempDir tmp;
+  auto kernel = copy_gemm(tmp);
+  ASSERT_EQ(run_cli(optimize_args(kernel, tmp / "run", 1), tmp.path()).exit_code, 0);
+  const auto before = read_text(tmp / "run" / "history.json");
+  auto r = run_cli(optimize_args(kernel, tmp / "run", 1), tmp.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("already holds a run"), std::string::npos) << r.err;
+  EXPECT_EQ(read_text(tmp / "run" / "history.json"), before);
+}
+
+TEST(OptimizeE2E, UnwritableRunDirIsAClearError) {
+  if (geteuid() == 0) {
+    // root ignores permissions: use a path whose parent is a regular file instead.
+  }
+  TempDir tmp;
+  auto kernel = copy_gemm(tmp);
+  write_text(tmp / "afile", "x");
+  auto r = run_cli(optimize_args(kernel, tmp / "afile" / "run", 1), tmp.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(single_error_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("run dir"), std::string::npos) << r.err;
+}
+
+TEST(OptimizeE2E, ResumeAChangedKernelIsRefused) {
+  TempDir tmp;
+  auto kernel = copy_gemm(tmp);
+  ASSERT_EQ(run_cli(optimize_args(kernel, tmp / "run", 1), tmp.path()).exit_code, 0);
+  write_text(kernel, read_text(kernel) + "\n// edited\n");
+  auto r = run_cli({"optimize", "--resume", (tmp / "run").string(), "--nvcc", (fake_dir() / "fake_nvcc").string(),
+                    "--ncu", (fake_dir() / "fake_ncu").string()},
+                   tmp.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("changed since"), std::string::npos) << r.err;
+}
+
+// Faults of the environment and of the program (NVIDIA backend issue, item 6).
+TEST(OptimizeE2E, MissingCompilerOrProfilerIsOneLine) {
+  TempDir tmp;
+  auto kernel = copy_gemm(tmp);
+  auto a = optimize_args(kernel, tmp / "run1", 1);
+  a[7] = "/nonexistent/nvcc";
+  auto r = run_cli(a, tmp.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(single_error_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("nvcc not found"), std::string::npos) << r.err;
+  auto b = optimize_args(kernel, tmp / "run2", 1);
+  b[9] = "/nonexistent/ncu";
+  r = run_cli(b, tmp.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("ncu (Nsight Compute) not found"), std::string::npos) << r.err;
+}
+
+TEST(OptimizeE2E, ProfilerRefusedCounterAccessIsExplained) {
+  TempDir tmp;
+  auto kernel = copy_gemm(tmp);
+  auto r = run_cli(optimize_args(kernel, tmp / "run", 1), tmp.path(), {"SWZ_FAKE_NCU_CTRPERM=1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(single_error_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("ERR_NVGPUCTRPERM"), std::string::npos) << r.err;
+  auto h = load_json(tmp / "run" / "history.json");  // intact, and says why it stopped
+  EXPECT_EQ(h["state"], "failed");
+}
+
+TEST(OptimizeE2E, HangingOrCrashingBaselineStopsCleanly) {
+  for (const char* word : {"SWZ_FAKE_HANG", "SWZ_FAKE_CRASH"}) {
+    TempDir tmp;
+    auto kernel = tmp / "k.hip";
+    auto text = read_text(source_dir() / "kernels" / "gemm.hip");
+    text.replace(text.find("  return pid;"), 13, std::string("  // ") + word + "\n  return pid;");
+    write_text(kernel, text);
+    auto args = optimize_args(kernel, tmp / "run", 1);
+    args.insert(args.end(), {"--run-timeout", "2"});
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = run_cli(args, tmp.path(), {}, 60);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30)) << word;
+    EXPECT_EQ(r.exit_code, 2) << word;
+    EXPECT_TRUE(single_error_line(r.err)) << r.err;
+    const char* expect = std::string(word) == "SWZ_FAKE_HANG" ? "timed out" : "signal 6";
+    EXPECT_NE(r.err.find(expect), std::string::npos) << r.err;
+    EXPECT_EQ(load_json(tmp / "run" / "history.json")["state"], "failed");
+  }
+}
+
+TEST(CheckE2E, GemmIdentityIsABijectionAndHalfIsNot) {
+  auto r = run_cli({"check", (source_dir() / "kernels" / "gemm.hip").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("bijection"), std::string::npos) << r.out;
+  TempDir tmp;
+  auto text = read_text(source_dir() / "kernels" / "gemm.hip");
+  text.replace(text.find("  return pid;"), 13, "  return pid / 2;");
+  write_text(tmp / "half.hip", text);
+  auto bad = run_cli({"check", (tmp / "half.hip").string()});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.out.find("NOT a bijection"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("colliding pids 0,1"), std::string::npos) << bad.out;
+}
+
+}  // namespace
+}  // namespace swz::test
