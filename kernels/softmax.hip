@@ -85,7 +85,7 @@ __device__ __forceinline__ float block_sum(float v, float* sh) {
 }
 
 __global__ void __launch_bounds__(kThreads)
-softmax_partials_kernel(const float* __restrict__ x, float2* __restrict__ part, int R, int C,
+softmax_partials_kernel(const float* __restrict__ x, float2* __restrict__ part, int C,
                         SwizzleGrid grid) {
   const unsigned t = swizzle_pid(blockIdx.x, gridDim.x, grid);
   const unsigned tile_m = t / grid.n;
@@ -114,7 +114,7 @@ softmax_partials_kernel(const float* __restrict__ x, float2* __restrict__ part, 
 
 __global__ void __launch_bounds__(kThreads)
 softmax_normalize_kernel(const float* __restrict__ x, const float2* __restrict__ part,
-                         float* __restrict__ out, int R, int C, SwizzleGrid grid) {
+                         float* __restrict__ out, int C, SwizzleGrid grid) {
   const unsigned t = swizzle_pid(blockIdx.x, gridDim.x, grid);
   const unsigned tile_m = t / grid.n;
   const unsigned tile_n = t % grid.n;
@@ -191,10 +191,10 @@ class SoftmaxProgram : public SwzProgram {
   }
   void run() override {
     hipLaunchKernelGGL(softmax_partials_kernel, dim3(g_.m * g_.n), dim3(kThreads), 0, 0, dX_,
-                       dPart_, R_, C_, g_);
+                       dPart_, C_, g_);
     SWZ_CHECK_LAUNCH();
     hipLaunchKernelGGL(softmax_normalize_kernel, dim3(g_.m * g_.n), dim3(kThreads), 0, 0, dX_,
-                       dPart_, dOut_, R_, C_, g_);
+                       dPart_, dOut_, C_, g_);
     SWZ_CHECK_LAUNCH();
   }
   SwzOutput output() const override { return {dOut_, size_t(R_) * C_, SwzDType::f32}; }

@@ -44,14 +44,16 @@ transpose_kernel(const float* __restrict__ in, float* __restrict__ out, int M, i
 
   const int c = col0 + tx;
 #pragma unroll
-  for (int r = ty; r < kTile; r += kThreadsY) {
+  for (int i = 0; i < kTile / kThreadsY; ++i) {
+    const int r = ty + i * kThreadsY;
     const int gr = row0 + r;
     if (gr < M && c < N) tile[r][tx] = in[static_cast<size_t>(gr) * N + c];
   }
   __syncthreads();
   const int oc = row0 + tx;  // output column
 #pragma unroll
-  for (int r = ty; r < kTile; r += kThreadsY) {
+  for (int i = 0; i < kTile / kThreadsY; ++i) {
+    const int r = ty + i * kThreadsY;
     const int orow = col0 + r;  // output row
     if (orow < N && oc < M) out[static_cast<size_t>(orow) * M + oc] = tile[tx][r];
   }

@@ -90,7 +90,11 @@ int cmd_optimize(const std::vector<std::string>& args) {
   }
   RealProcessRunner runner;
   auto backend = make_backend(backend_name, runner, tools);
-  if (!backend) return report_error(backend.error().message);
+  if (!backend) {
+    if (backend_name == "auto" && !opt.resume)
+      return host_only_analysis(*kernel, tools.arch, opt.host_cxx, "no GPU found (" + backend.error().message.substr(0, backend.error().message.find(';')) + ")");
+    return report_error(backend.error().message);
+  }
 
   std::string proposer_name = r["proposer"].as<std::string>();
   if (opt.resume && !r.count("proposer") && previous.config.contains("proposer")) proposer_name = previous.config["proposer"].get<std::string>();

@@ -60,6 +60,12 @@ std::vector<TileGrid> ragged_grids(TileGrid main) {
       if (g.m == m && g.n == n) return;
     out.push_back({m, n});
   };
+  if (main.m == 1) {
+    // 1-D launches (e.g. one per wavefront diagonal) come in every length up to
+    // the longest: a pattern must hold for each, not only for the default.
+    for (unsigned c = 1; c <= std::min(main.n, 256u); ++c) add(1, c);
+    add(1, main.n + 1);
+  }
   add(main.m + 1, main.n > 1 ? main.n - 1 : 1);
   add(main.m > 1 ? main.m - 1 : 1, main.n + 3);
   add(main.m, main.n + 1);

@@ -9,6 +9,7 @@
 
 #include "swizzleperf/backend/backend.h"
 #include "swizzleperf/core/hardware.h"
+#include "swizzleperf/core/kernel_source.h"
 
 namespace swz::cli {
 
@@ -16,6 +17,10 @@ int cmd_optimize(const std::vector<std::string>& args);
 int cmd_check(const std::vector<std::string>& args);
 int cmd_build(const std::vector<std::string>& args);
 int cmd_version(const std::vector<std::string>& args);
+
+// optimize on a machine with no GPU: host mapping analysis of the candidates.
+int host_only_analysis(const KernelSource& kernel, const std::string& arch, const std::string& host_cxx,
+                       const std::string& why);
 
 // Option groups reused by several subcommands.
 void add_backend_options(cxxopts::Options& o);
