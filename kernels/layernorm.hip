@@ -115,6 +115,9 @@ layernorm_normalize_kernel(const float* __restrict__ x, const float* __restrict_
   __shared__ float stats[2];
   const int row = static_cast<int>(tile_m);
   const int c0 = static_cast<int>(tile_n) * kChunk;
+  const bool vec = C % 4 == 0;
+  float v[kPerThread];  // x loads issued before the barrier: they overlap the combine
+  load_chunk(x + static_cast<size_t>(row) * C, C, c0, vec, v);
   if (threadIdx.x == 0) {  // combine the row's partials in chunk order (deterministic)
     const float2* p = part + static_cast<size_t>(row) * grid.n;
     float sum = 0.f;
@@ -131,10 +134,7 @@ layernorm_normalize_kernel(const float* __restrict__ x, const float* __restrict_
   }
   __syncthreads();
   const float mean = stats[0], rstd = stats[1];
-
-  const bool vec = C % 4 == 0;
-  float v[kPerThread], wv[kPerThread], bv[kPerThread];
-  load_chunk(x + static_cast<size_t>(row) * C, C, c0, vec, v);
+  float wv[kPerThread], bv[kPerThread];  // w/b chunk: shared by every row, normally L2 hits
   load_chunk(w, C, c0, vec, wv);
   load_chunk(b, C, c0, vec, bv);
   float* orow = out + static_cast<size_t>(row) * C;

@@ -123,6 +123,10 @@ softmax_normalize_kernel(const float* __restrict__ x, const float2* __restrict__
   __shared__ float stats[2];
   const int row = static_cast<int>(tile_m);
   const int c0 = static_cast<int>(tile_n) * kChunk;
+  const float* xr = x + static_cast<size_t>(row) * C;
+  const bool vec = C % 4 == 0;
+  float v[kPerThread];
+  load_chunk(xr, C, c0, vec, 0.f, v);  // issued before the barrier: overlaps the combine
   if (threadIdx.x == 0) {  // combine the row's partials in chunk order (deterministic)
     const float2* p = part + static_cast<size_t>(row) * grid.n;
     float M = -INFINITY;
@@ -135,11 +139,7 @@ softmax_normalize_kernel(const float* __restrict__ x, const float2* __restrict__
   __syncthreads();
   const float M = stats[0], S = stats[1];
 
-  const float* xr = x + static_cast<size_t>(row) * C;
   float* orow = out + static_cast<size_t>(row) * C;
-  const bool vec = C % 4 == 0;
-  float v[kPerThread];
-  load_chunk(xr, C, c0, vec, 0.f, v);
 #pragma unroll
   for (int s = 0; s < kSlots; ++s) {
     const int c = c0 + s * kThreads * 4 + static_cast<int>(threadIdx.x) * 4;

@@ -7,7 +7,7 @@
 // is m = ceil(M / 64) by n = ceil(N / 64), tile t = tile_m * n + tile_n covers input rows
 // 64*tile_m.. and columns 64*tile_n.., i.e. output rows 64*tile_n.. and columns 64*tile_m...
 // One 1-D launch of m * n blocks of 256 threads (64 x 4); block blockIdx.x moves logical tile
-// swizzle_pid(blockIdx.x, ...). Each thread reads 16 and writes 16 elements; a warp reads and
+// swizzle_pid(blockIdx.x, ...). Each thread reads 16 and writes 16 elements; a 32-wide warp reads and
 // writes 128 contiguous bytes per access.
 // Sharing between blocks (what a swizzle can exploit): no element is touched twice, so there
 // is no data reuse; what blocks share is DRAM pages / L2 lines and sets: blocks of one tile

@@ -280,7 +280,7 @@ nlohmann::json ChatClient::request_body(const ChatRequest& request) const {
   for (const auto& m : request.messages)
     messages.push_back({{"role", m.role}, {"content", m.content}});
   nlohmann::json body{{"model", options_.model}, {"messages", messages}};
-  body["temperature"] = options_.temperature;
+  if (!omit_temperature_) body["temperature"] = options_.temperature;
   body[legacy_max_tokens_ ? "max_tokens" : "max_completion_tokens"] = options_.max_tokens;
   if (request.json_schema) {
     body["response_format"] = {
@@ -399,6 +399,12 @@ Result<ChatReply> ChatClient::complete(const ChatRequest& request, ChatFailure* 
         fail.response_format_rejected = true;
         return give_up("LLM server rejected structured output (" + status +
                        "): " + fail.server_message);
+      }
+      if (!omit_temperature_ && text.find("temperature") != std::string::npos) {
+        // Reasoning models accept only their default temperature. Once, then remembered.
+        omit_temperature_ = true;
+        spdlog::info("LLM server does not accept temperature {}; sending none", options_.temperature);
+        continue;
       }
       if (!legacy_max_tokens_ && text.find("max_completion_tokens") != std::string::npos) {
         // An older server: it knows only max_tokens. Once, then remembered.

@@ -303,6 +303,21 @@ TEST_F(ChatClientTest, OlderServerGetsMaxTokensOnceAndForLaterCalls) {
   EXPECT_TRUE(sleeps.waits.empty());
 }
 
+TEST_F(ChatClientTest, ReasoningModelGetsNoTemperatureOnceRefused) {
+  server.push_error(400, "Unsupported value: 'temperature' does not support 0.2 with this model.");
+  server.push_completion("first");
+  server.push_completion("second");
+  ChatClient client(options(), sleeps.fn());
+  ASSERT_TRUE(client.complete(simple_request()));
+  EXPECT_TRUE(client.omits_temperature());
+  ASSERT_TRUE(client.complete(simple_request()));
+  auto reqs = server.requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  EXPECT_TRUE(reqs[0].json().contains("temperature"));
+  EXPECT_FALSE(reqs[1].json().contains("temperature"));
+  EXPECT_FALSE(reqs[2].json().contains("temperature"));
+}
+
 TEST_F(ChatClientTest, NotFound404IsFatal) {
   server.push_error(404, "The model `nope` does not exist");
   ChatClient client(options(), sleeps.fn());

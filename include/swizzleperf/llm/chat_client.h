@@ -97,6 +97,8 @@ class ChatClient {
   bool has_key() const { return !key_.empty(); }
   // True once the server refused max_completion_tokens and max_tokens is sent instead.
   bool uses_legacy_max_tokens() const { return legacy_max_tokens_; }
+  // True once the server refused the temperature (reasoning models) and none is sent.
+  bool omits_temperature() const { return omit_temperature_; }
 
  private:
   LlmOptions options_;
@@ -104,6 +106,7 @@ class ChatClient {
   std::string key_;
   SleepFn sleep_;
   bool legacy_max_tokens_ = false;
+  bool omit_temperature_ = false;
 
   std::string redact(std::string text) const;
 };

@@ -1,0 +1,128 @@
+// `swizzleperf suite`: optimize over a list of kernels (default: kernels/*.hip),
+// one kernel's failure recorded and the suite going on; --shard and --merge.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "swizzleperf/cli/app.h"
+#include "swizzleperf/cli/commands.h"
+#include "swizzleperf/cli/proposer_factory.h"
+#include "swizzleperf/loop/suite.h"
+
+namespace swz::cli {
+
+namespace fs = std::filesystem;
+
+int cmd_suite(const std::vector<std::string>& args) {
+  cxxopts::Options o("swizzleperf suite", "Run optimize over several kernels and write suite-summary.{md,csv,json}.");
+  o.positional_help("[KERNEL.hip...]");
+  o.add_options()("kernels", "kernel files (default: every kernels/*.hip)", cxxopts::value<std::vector<std::string>>())
+      ("h,help", "show this help");
+  o.add_options("Suite")
+      ("out", "output directory (default: runs/suite-<UTC time>)", cxxopts::value<std::string>()->default_value(""))
+      ("shard", "run only shard i of n (i/n), for splitting across machines or CI jobs", cxxopts::value<std::string>()->default_value("1/1"))
+      ("merge", "join the suite-summary.json of these shard dirs into --out (no runs)", cxxopts::value<std::vector<std::string>>())
+      ("iterations", "attempts per kernel", cxxopts::value<int>()->default_value("10"))
+      ("reps", "timed repetitions per measurement", cxxopts::value<int>()->default_value("30"))
+      ("warmup", "untimed warm-up runs", cxxopts::value<int>()->default_value("5"))
+      ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"));
+  add_proposer_options(o);
+  add_backend_options(o);
+  o.parse_positional({"kernels"});
+  cxxopts::ParseResult r;
+  std::string err;
+  if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf suite --help')");
+  if (r.count("help")) {
+    std::puts(o.help({"", "Suite", "Proposer", "LLM", "Backend"}).c_str());
+    return kExitOk;
+  }
+  const auto stamp = now_iso8601();
+  fs::path out = r["out"].as<std::string>();
+  if (out.empty()) {
+    std::string s = stamp;
+    std::replace(s.begin(), s.end(), ':', '-');
+    out = fs::path("runs") / ("suite-" + s);
+  }
+  if (r.count("merge")) {
+    std::vector<fs::path> dirs;
+    for (const auto& d : r["merge"].as<std::vector<std::string>>()) dirs.emplace_back(d);
+    auto rows = merge_suite_summaries(dirs);
+    if (!rows) return report_error(rows.error().message);
+    nlohmann::json meta = {{"merged_from", r["merge"].as<std::vector<std::string>>()}, {"date", stamp}};
+    if (auto st = write_suite_summary(out, *rows, meta); !st) return report_error(st.error().message);
+    std::printf("merged %zu kernel(s) into %s\n", rows->size(), (out / "suite-summary.md").string().c_str());
+    return kExitOk;
+  }
+  auto shard = parse_shard(r["shard"].as<std::string>());
+  if (!shard) return report_error(shard.error().message);
+  std::vector<fs::path> kernels;
+  if (r.count("kernels")) {
+    for (const auto& k : r["kernels"].as<std::vector<std::string>>()) kernels.emplace_back(k);
+  } else {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("kernels", ec))
+      if (e.path().extension() == ".hip") kernels.push_back(e.path());
+    if (kernels.empty()) return report_error("no kernels given and no kernels/*.hip here: pass kernel files");
+    std::sort(kernels.begin(), kernels.end());
+  }
+  for (const auto& k : kernels) {
+    auto ks = KernelSource::load(k);
+    if (!ks) return report_error(ks.error().message);
+  }
+  kernels = select_shard(kernels, shard->first, shard->second);
+  RealProcessRunner runner;
+  ToolOptions tools = tool_options_from(r);
+  const std::string backend_name = r["backend"].as<std::string>();
+  if (backend_name == "hip") {
+    tools.compiler = r["hipcc"].as<std::string>();
+    tools.profiler = r["rocprof"].as<std::string>();
+  }
+  auto backend = make_backend(backend_name, runner, tools);
+  if (!backend) return report_error(backend.error().message);
+  auto proposer = make_proposer(r["proposer"].as<std::string>(), r);
+  if (!proposer) return report_error(proposer.error().message);
+
+  std::vector<SuiteRow> rows;
+  std::string device;
+  for (const auto& k : kernels) {
+    if (interrupt_requested()) break;
+    const auto t0 = std::chrono::steady_clock::now();
+    OptimizeOptions opt;
+    opt.kernel = k;
+    opt.run_dir = out / k.stem();
+    std::error_code ec;
+    opt.resume = fs::exists(opt.run_dir / "history.json", ec);  // a rerun of the suite continues
+    opt.iterations = r["iterations"].as<int>();
+    opt.time_reps = r["reps"].as<int>();
+    opt.warmup = r["warmup"].as<int>();
+    opt.host_cxx = r["host-cxx"].as<std::string>();
+    opt.config = {{"proposer", (*proposer)->name()}, {"backend", (*backend)->name()}, {"iterations", opt.iterations},
+                  {"reps", opt.time_reps}, {"warmup", opt.warmup}, {"suite", out.string()},
+                  {"proposer_config", proposer_config_json(r)}};
+    spdlog::info("== suite: {} ({}/{})", k.stem().string(), rows.size() + 1, kernels.size());
+    Optimizer optimizer(**backend, **proposer, runner, opt);
+    auto s = optimizer.run();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    SuiteRow row;
+    if (s) {
+      row = suite_row_from(*s, wall);
+      if (device.empty()) device = s->history.hardware.value("name", "");
+    } else {
+      row.kernel = k.stem().string();
+      row.error = s.error().message;
+      row.wall_s = wall;
+      row.run_dir = opt.run_dir.string();
+      spdlog::info("swizzleperf: {} failed: {}", row.kernel, row.error);
+    }
+    rows.push_back(row);
+    nlohmann::json meta = {{"device", device}, {"date", stamp}, {"shard", r["shard"].as<std::string>()},
+                           {"iterations", opt.iterations}, {"proposer", (*proposer)->name()}};
+    if (auto st = write_suite_summary(out, rows, meta); !st) return report_error(st.error().message);
+  }
+  std::printf("suite: %zu kernel(s), summary in %s\n", rows.size(), (out / "suite-summary.md").string().c_str());
+  return interrupt_requested() ? kExitInterrupted : kExitOk;
+}
+
+}  // namespace swz::cli

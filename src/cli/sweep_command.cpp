@@ -1,0 +1,91 @@
+// `swizzleperf sweep`: the best pattern of a run (or a region file) against the
+// baseline across sizes.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "swizzleperf/cli/app.h"
+#include "swizzleperf/cli/commands.h"
+#include "swizzleperf/core/history.h"
+#include "swizzleperf/loop/sweep.h"
+
+namespace swz::cli {
+
+int cmd_sweep(const std::vector<std::string>& args) {
+  cxxopts::Options o("swizzleperf sweep", "Measure the baseline against one pattern across problem sizes.");
+  o.positional_help("KERNEL.hip");
+  o.add_options()("kernel", "kernel file", cxxopts::value<std::string>())("h,help", "show this help");
+  o.add_options("Sweep")
+      ("sizes", "sizes separated by ';' or ' ', each a comma list for the program's --size (e.g. \"2048,2048,1024;4096,4096,1024\")", cxxopts::value<std::string>()->default_value(""))
+      ("run", "take the pattern from this run dir's best attempt", cxxopts::value<std::string>()->default_value(""))
+      ("region", "take the pattern from a file holding a swizzle region", cxxopts::value<std::string>()->default_value(""))
+      ("out", "output directory (default: runs/sweep-<kernel>)", cxxopts::value<std::string>()->default_value(""))
+      ("reps", "timed repetitions per size", cxxopts::value<int>()->default_value("20"))
+      ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"))
+      ("json", "print the report as JSON on stdout");
+  add_backend_options(o);
+  o.parse_positional({"kernel"});
+  cxxopts::ParseResult r;
+  std::string err;
+  if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf sweep --help')");
+  if (r.count("help")) {
+    std::puts(o.help({"", "Sweep", "Backend"}).c_str());
+    return kExitOk;
+  }
+  if (!r.count("kernel")) return report_error("sweep needs a kernel file: swizzleperf sweep KERNEL.hip --run RUN_DIR --sizes ...");
+  SweepOptions opt;
+  opt.kernel = r["kernel"].as<std::string>();
+  auto k = KernelSource::load(opt.kernel);
+  if (!k) return report_error(k.error().message);
+  std::string sizes = r["sizes"].as<std::string>();
+  for (char& c : sizes)
+    if (c == ' ') c = ';';
+  std::stringstream ss(sizes);
+  std::string item;
+  while (std::getline(ss, item, ';')) {
+    if (item.empty()) continue;
+    std::vector<int> s;
+    if (!parse_int_list(item, s)) return report_error("--sizes: '" + item + "' is not a comma list of positive integers");
+    opt.sizes.push_back(s);
+  }
+  if (opt.sizes.empty()) return report_error("sweep needs --sizes, e.g. --sizes \"2048,8192,1024;4096,32768,1024\"");
+  if (auto run = r["run"].as<std::string>(); !run.empty()) {
+    auto h = load_history(std::filesystem::path(run) / "history.json");
+    if (!h) return report_error(h.error().message);
+    const Attempt* best = h->best();
+    if (!best) return report_error("run " + run + " has no validated attempt to sweep");
+    opt.region = best->region;
+    opt.label = best->label;
+  } else if (auto file = r["region"].as<std::string>(); !file.empty()) {
+    std::ifstream in(file);
+    if (!in) return report_error("cannot read region file " + file);
+    std::stringstream rs;
+    rs << in.rdbuf();
+    opt.region = rs.str();
+    opt.label = std::filesystem::path(file).filename().string();
+  } else {
+    return report_error("sweep needs a pattern: --run RUN_DIR (its best attempt) or --region FILE");
+  }
+  if (auto st = validate_region(opt.region); !st) return report_error(st.error().message);
+  opt.out_dir = r["out"].as<std::string>();
+  if (opt.out_dir.empty()) opt.out_dir = std::filesystem::path("runs") / ("sweep-" + k->name());
+  opt.time_reps = r["reps"].as<int>();
+  opt.host_cxx = r["host-cxx"].as<std::string>();
+  RealProcessRunner runner;
+  ToolOptions tools = tool_options_from(r);
+  const std::string which = r["backend"].as<std::string>();
+  if (which == "hip") {
+    tools.compiler = r["hipcc"].as<std::string>();
+    tools.profiler = r["rocprof"].as<std::string>();
+  }
+  auto backend = make_backend(which, runner, tools);
+  if (!backend) return report_error(backend.error().message);
+  auto report = run_sweep(**backend, runner, opt);
+  if (!report) return report_error(report.error().message);
+  if (r.count("json")) std::puts(nlohmann::json(*report).dump(2).c_str());
+  else std::fputs(render_sweep_markdown(*report).c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace swz::cli

@@ -1,0 +1,193 @@
+// Suite rows are derived from each kernel's history; nothing is re-measured.
+#include "swizzleperf/loop/suite.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "swizzleperf/core/history.h"
+
+namespace swz {
+
+namespace {
+
+template <typename T>
+void put(nlohmann::json& j, const char* k, const std::optional<T>& v) {
+  j[k] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+template <typename T>
+void get(const nlohmann::json& j, const char* k, std::optional<T>& v) {
+  if (j.contains(k) && !j[k].is_null()) v = j[k].get<T>();
+}
+
+std::optional<double> dram_of(const Attempt& a) {
+  if (!a.metrics || !a.metrics->dram_read_bytes) return std::nullopt;
+  return *a.metrics->dram_read_bytes + a.metrics->dram_write_bytes.value_or(0);
+}
+
+std::string num(const std::optional<double>& v, const char* f = "{:.2f}") {
+  return v ? fmt::format(fmt::runtime(f), *v) : "";
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& j, const SuiteRow& r) {
+  j = {{"kernel", r.kernel}, {"validated", r.validated}, {"error", r.error}, {"best_pattern", r.best_pattern},
+       {"iterations_to_best", r.iterations_to_best}, {"attempts", r.attempts}, {"wall_s", r.wall_s},
+       {"run_dir", r.run_dir}};
+  put(j, "baseline_l2_hit_pct", r.baseline_l2);
+  put(j, "best_l2_hit_pct", r.best_l2);
+  put(j, "ideal_l2_hit_pct", r.ideal_l2);
+  put(j, "headroom_captured", r.headroom_captured);
+  put(j, "baseline_dram_bytes", r.baseline_dram);
+  put(j, "best_dram_bytes", r.best_dram);
+  put(j, "baseline_fabric_sectors", r.baseline_fabric);
+  put(j, "best_fabric_sectors", r.best_fabric);
+  put(j, "baseline_ms", r.baseline_ms);
+  put(j, "best_ms", r.best_ms);
+  put(j, "speedup", r.speedup);
+}
+
+void from_json(const nlohmann::json& j, SuiteRow& r) {
+  r.kernel = j.at("kernel").get<std::string>();
+  r.validated = j.value("validated", false);
+  r.error = j.value("error", "");
+  r.best_pattern = j.value("best_pattern", "");
+  r.iterations_to_best = j.value("iterations_to_best", 0);
+  r.attempts = j.value("attempts", 0);
+  r.wall_s = j.value("wall_s", 0.0);
+  r.run_dir = j.value("run_dir", "");
+  get(j, "baseline_l2_hit_pct", r.baseline_l2);
+  get(j, "best_l2_hit_pct", r.best_l2);
+  get(j, "ideal_l2_hit_pct", r.ideal_l2);
+  get(j, "headroom_captured", r.headroom_captured);
+  get(j, "baseline_dram_bytes", r.baseline_dram);
+  get(j, "best_dram_bytes", r.best_dram);
+  get(j, "baseline_fabric_sectors", r.baseline_fabric);
+  get(j, "best_fabric_sectors", r.best_fabric);
+  get(j, "baseline_ms", r.baseline_ms);
+  get(j, "best_ms", r.best_ms);
+  get(j, "speedup", r.speedup);
+}
+
+std::optional<double> ideal_l2_hit_pct(double footprint_bytes, std::optional<double> l2_sectors) {
+  if (!l2_sectors || *l2_sectors <= 0 || footprint_bytes <= 0) return std::nullopt;
+  const double unique = footprint_bytes / 32.0;  // 32-byte sectors
+  return std::clamp(100.0 * (1.0 - unique / *l2_sectors), 0.0, 100.0);
+}
+
+SuiteRow suite_row_from(const OptimizeSummary& s, double wall_s) {
+  const auto& h = s.history;
+  SuiteRow r;
+  r.kernel = h.kernel_name;
+  r.run_dir = s.run_dir.string();
+  r.wall_s = wall_s;
+  r.attempts = static_cast<int>(h.attempts.size());
+  if (h.baseline) {
+    const auto& b = *h.baseline;
+    if (b.metrics) {
+      r.baseline_l2 = b.metrics->l2_hit_pct;
+      r.baseline_fabric = b.metrics->fabric_sectors;
+      const double footprint = h.config.value("program_info", nlohmann::json::object()).value("footprint_bytes", 0.0);
+      r.ideal_l2 = ideal_l2_hit_pct(footprint, b.metrics->l2_sectors);
+    }
+    r.baseline_dram = dram_of(b);
+    if (b.timing) r.baseline_ms = b.timing->median_ms;
+  }
+  if (const Attempt* best = h.best()) {
+    r.validated = true;
+    r.best_pattern = best->label;
+    r.iterations_to_best = best->iteration;
+    if (best->metrics) {
+      r.best_l2 = best->metrics->l2_hit_pct;
+      r.best_fabric = best->metrics->fabric_sectors;
+    }
+    r.best_dram = dram_of(*best);
+    if (best->timing) r.best_ms = best->timing->median_ms;
+    r.speedup = best->speedup;
+    if (r.baseline_l2 && r.best_l2 && r.ideal_l2 && *r.ideal_l2 > *r.baseline_l2 + 1e-9)
+      r.headroom_captured = (*r.best_l2 - *r.baseline_l2) / (*r.ideal_l2 - *r.baseline_l2);
+  }
+  return r;
+}
+
+Result<std::pair<int, int>> parse_shard(const std::string& s) {
+  auto slash = s.find('/');
+  try {
+    if (slash == std::string::npos) throw 0;
+    int i = std::stoi(s.substr(0, slash)), n = std::stoi(s.substr(slash + 1));
+    if (n < 1 || i < 1 || i > n) throw 0;
+    return std::pair{i, n};
+  } catch (...) {
+    return make_error("--shard '" + s + "' is not i/n with 1 <= i <= n (e.g. 1/2)");
+  }
+}
+
+std::vector<std::filesystem::path> select_shard(const std::vector<std::filesystem::path>& kernels, int i, int n) {
+  std::vector<std::filesystem::path> out;
+  for (std::size_t k = 0; k < kernels.size(); ++k)
+    if (static_cast<int>(k % n) == i - 1) out.push_back(kernels[k]);
+  return out;
+}
+
+Status write_suite_summary(const std::filesystem::path& dir, const std::vector<SuiteRow>& rows,
+                           const nlohmann::json& meta) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  nlohmann::json j = meta;
+  j["kernels"] = rows;
+  double total = 0;
+  for (const auto& r : rows) total += r.wall_s;
+  j["total_wall_s"] = total;
+  if (auto st = write_file_atomic(dir / "suite-summary.json", j.dump(2) + "\n"); !st) return st;
+  std::string csv =
+      "kernel,validated,baseline_l2_hit_pct,best_l2_hit_pct,ideal_l2_hit_pct,headroom_captured,baseline_dram_bytes,"
+      "best_dram_bytes,baseline_fabric_sectors,best_fabric_sectors,baseline_ms,best_ms,speedup,best_pattern,"
+      "iterations_to_best,attempts,wall_s,error\n";
+  auto q = [](std::string s) {
+    std::string o = "\"";
+    for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return o + "\"";
+  };
+  for (const auto& r : rows)
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.1f},{}\n", r.kernel, r.validated,
+                       num(r.baseline_l2), num(r.best_l2), num(r.ideal_l2), num(r.headroom_captured, "{:.3f}"),
+                       num(r.baseline_dram, "{:.0f}"), num(r.best_dram, "{:.0f}"), num(r.baseline_fabric, "{:.0f}"),
+                       num(r.best_fabric, "{:.0f}"), num(r.baseline_ms, "{:.4f}"), num(r.best_ms, "{:.4f}"),
+                       num(r.speedup, "{:.3f}"), q(r.best_pattern), r.iterations_to_best, r.attempts, r.wall_s, q(r.error));
+  if (auto st = write_file_atomic(dir / "suite-summary.csv", csv); !st) return st;
+  std::string md = fmt::format("# swizzleperf suite\n\n- device: {}\n- total wall time: {:.1f} s\n\n",
+                               meta.value("device", "?"), total);
+  md += "| kernel | validated | L2 hit % base → best | ideal % | headroom captured | DRAM bytes base → best | fabric sectors base → best | ms base → best | speedup | best pattern | iter | wall s |\n";
+  md += "|---|---|---|---:|---:|---|---|---|---:|---|---:|---:|\n";
+  for (const auto& r : rows) {
+    md += fmt::format("| {} | {} | {} → {} | {} | {} | {} → {} | {} → {} | {} → {} | {} | {} | {} | {:.1f} |\n", r.kernel,
+                      r.validated ? "yes" : (r.error.empty() ? "no" : "failed: " + r.error.substr(0, 80)),
+                      num(r.baseline_l2), num(r.best_l2), num(r.ideal_l2),
+                      r.headroom_captured ? fmt::format("{:.0f}%", 100 * *r.headroom_captured) : "",
+                      num(r.baseline_dram, "{:.3g}"), num(r.best_dram, "{:.3g}"), num(r.baseline_fabric, "{:.3g}"),
+                      num(r.best_fabric, "{:.3g}"), num(r.baseline_ms, "{:.4f}"), num(r.best_ms, "{:.4f}"),
+                      num(r.speedup, "{:.3f}"), r.best_pattern, r.iterations_to_best, r.wall_s);
+  }
+  return write_file_atomic(dir / "suite-summary.md", md);
+}
+
+Result<std::vector<SuiteRow>> merge_suite_summaries(const std::vector<std::filesystem::path>& dirs) {
+  std::vector<SuiteRow> rows;
+  for (const auto& d : dirs) {
+    const auto p = d / "suite-summary.json";
+    std::ifstream in(p);
+    if (!in) return make_error("cannot read " + p.string() + ": is " + d.string() + " a suite output dir?");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+    if (j.is_discarded() || !j.contains("kernels")) return make_error(p.string() + " is not a swizzleperf suite summary");
+    for (const auto& k : j["kernels"]) rows.push_back(k.get<SuiteRow>());
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.kernel < b.kernel; });
+  return rows;
+}
+
+}  // namespace swz

@@ -1,0 +1,247 @@
+// End-to-end: the AMD path as far as a machine without an AMD GPU can take it.
+//   - every kernels/*.hip builds with the real hipcc for gfx940 through
+//     `swizzleperf build --backend hip` (Debian's hipcc 5.2 predates gfx942),
+//     and with the real nvcc for sm_90 through `--backend cuda`;
+//   - the support programs (device_query.hip, xcc_probe.hip) compile with hipcc
+//     directly, and xcc_probe builds to its "AMD only" stub with nvcc;
+//   - `swizzleperf optimize --backend hip` with no rocprofv3 (or no hipcc)
+//     fails with one clear line.
+// Tests that need a compiler skip (with the reason) when it is not installed.
+// The kernel list is globbed when the test binary starts; CTest's list of test
+// names is refreshed when the test binary is rebuilt.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "support/fixtures.h"
+#include "swizzleperf/core/process.h"
+
+namespace swz::test {
+namespace {
+
+// ---- helpers ---------------------------------------------------------------------------
+
+std::vector<fs::path> kernel_files() {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(source_dir() / "kernels", ec))
+    if (e.is_regular_file() && e.path().extension() == ".hip") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string test_name_of(const fs::path& kernel) {
+  std::string s = kernel.stem().string();
+  for (auto& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+// A compiler on PATH, else at its usual install location; empty when neither.
+std::string find_compiler(const std::string& name, const std::string& fallback) {
+  if (have_tool(name)) return name;
+  if (::access(fallback.c_str(), X_OK) == 0) return fallback;
+  return "";
+}
+
+std::string hipcc() { return find_compiler("hipcc", "/opt/rocm/bin/hipcc"); }
+std::string nvcc() { return find_compiler("nvcc", "/usr/local/cuda/bin/nvcc"); }
+bool have_rocprofv3() { return have_tool("rocprofv3") || ::access("/opt/rocm/bin/rocprofv3", X_OK) == 0; }
+
+bool is_executable_file(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
+}
+
+ProcessResult run_tool(std::vector<std::string> argv, int timeout_s = 300) {
+  ProcessSpec spec;
+  spec.argv = std::move(argv);
+  spec.timeout = std::chrono::seconds(timeout_s);
+  RealProcessRunner runner;
+  return runner.run(spec);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) out.push_back(line);
+  return out;
+}
+
+std::string last_line(const std::string& text) {
+  auto l = lines_of(text);
+  return l.empty() ? "" : l.back();
+}
+
+// ---- every kernel, both compilers -------------------------------------------------------
+
+TEST(AmdBuild, KernelsDirHoldsGemm) {
+  const auto kernels = kernel_files();
+  EXPECT_NE(std::find(kernels.begin(), kernels.end(), source_dir() / "kernels" / "gemm.hip"), kernels.end());
+}
+
+class KernelBuild : public ::testing::TestWithParam<fs::path> {};
+using AmdKernelBuild = KernelBuild;
+using CudaKernelBuild = KernelBuild;
+
+TEST_P(AmdKernelBuild, BuildsForGfx940WithHipcc) {
+  const auto compiler = hipcc();
+  if (compiler.empty()) GTEST_SKIP() << "hipcc not found on PATH or in /opt/rocm/bin";
+  TempDir tmp;
+  const auto kernel = GetParam();
+  const auto out = tmp / kernel.stem().string();
+  auto r = run_cli({"build", kernel.string(), "--backend", "hip", "--hipcc", compiler, "--arch", "gfx940", "-o",
+                    out.string()},
+                   tmp.path(), {}, 600);
+  ASSERT_EQ(r.exit_code, 0) << kernel.filename().string() << " does not build for gfx940:\n" << r.err;
+  EXPECT_TRUE(is_executable_file(out)) << out;
+  EXPECT_NE(r.out.find("(hip, SWZ_NUM_DIES=8)"), std::string::npos) << r.out;
+}
+
+TEST_P(CudaKernelBuild, BuildsForSm90WithNvcc) {
+  const auto compiler = nvcc();
+  if (compiler.empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
+  TempDir tmp;
+  const auto kernel = GetParam();
+  const auto out = tmp / kernel.stem().string();
+  auto r = run_cli({"build", kernel.string(), "--backend", "cuda", "--nvcc", compiler, "--arch", "sm_90", "-o",
+                    out.string()},
+                   tmp.path(), {}, 600);
+  ASSERT_EQ(r.exit_code, 0) << kernel.filename().string() << " does not build for sm_90:\n" << r.err;
+  EXPECT_TRUE(is_executable_file(out)) << out;
+  EXPECT_NE(r.out.find("(cuda, SWZ_NUM_DIES=2)"), std::string::npos) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, AmdKernelBuild, ::testing::ValuesIn(kernel_files()),
+                         [](const auto& info) { return test_name_of(info.param); });
+INSTANTIATE_TEST_SUITE_P(Kernels, CudaKernelBuild, ::testing::ValuesIn(kernel_files()),
+                         [](const auto& info) { return test_name_of(info.param); });
+
+// ---- support programs ---------------------------------------------------------------------
+
+fs::path support(const std::string& file) { return source_dir() / "kernels" / "support" / file; }
+
+// hipcc FILE for gfx940 with warnings on; the compile must be clean.
+void expect_clean_hipcc_compile(const std::string& file, const fs::path& out) {
+  auto r = run_tool({hipcc(), "--offload-arch=gfx940", "-O2", "-Wall", "-Wextra", support(file).string(), "-o",
+                     out.string()});
+  ASSERT_TRUE(r.success()) << file << ": hipcc " << r.describe() << "\n" << r.out << r.err;
+  EXPECT_EQ((r.out + r.err).find("warning"), std::string::npos) << r.out << r.err;
+  EXPECT_TRUE(is_executable_file(out)) << out;
+}
+
+TEST(AmdBuild, DeviceQueryCompilesForGfx940) {
+  if (hipcc().empty()) GTEST_SKIP() << "hipcc not found on PATH or in /opt/rocm/bin";
+  TempDir tmp;
+  expect_clean_hipcc_compile("device_query.hip", tmp / "device_query");
+}
+
+TEST(AmdBuild, XccProbeCompilesForGfx940AndAnswersWithOrWithoutAGpu) {
+  if (hipcc().empty()) GTEST_SKIP() << "hipcc not found on PATH or in /opt/rocm/bin";
+  TempDir tmp;
+  const auto exe = tmp / "xcc_probe";
+  expect_clean_hipcc_compile("xcc_probe.hip", exe);
+  if (HasFatalFailure()) return;
+  // Without an AMD GPU (the usual case here): exit 3 and an error line. With one
+  // (gfx940 code object only, so an MI300A/X in gfx940 mode): the probe's JSON.
+  auto r = run_tool({exe.string(), "64"}, 60);
+  ASSERT_TRUE(r.started) << r.err;
+  auto j = nlohmann::json::parse(last_line(r.out), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j.value("probe", ""), "xcc");
+  if (r.exit_code == 3) {
+    EXPECT_NE(j.value("error", "").find("GPU"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("error: "), std::string::npos) << r.err;
+  } else {
+    ASSERT_EQ(r.exit_code, 0) << r.describe() << "\n" << r.out << r.err;
+    EXPECT_EQ(j.value("blocks", 0), 64);
+    EXPECT_TRUE(j.contains("round_robin_matches"));
+    EXPECT_TRUE(j.contains("num_xcc_seen"));
+  }
+  // A bad block count is a usage error.
+  auto bad = run_tool({exe.string(), "zero"}, 60);
+  EXPECT_EQ(bad.exit_code, 2) << bad.describe();
+}
+
+TEST(CudaBuild, XccProbeIsAnAmdOnlyStubUnderNvcc) {
+  const auto compiler = nvcc();
+  if (compiler.empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
+  TempDir tmp;
+  const auto exe = tmp / "xcc_probe";
+  auto b = run_tool({compiler, "-x", "cu", "-std=c++17", "-O3", "-arch=sm_90",
+                     "-I" + support("hip_on_cuda").string(), "-I" + support("").string(),
+                     support("xcc_probe.hip").string(), "-o", exe.string()});
+  ASSERT_TRUE(b.success()) << "nvcc " << b.describe() << "\n" << b.out << b.err;
+  // The stub touches no GPU, so it runs anywhere.
+  auto r = run_tool({exe.string()}, 60);
+  EXPECT_EQ(r.exit_code, 2) << r.describe();
+  EXPECT_EQ(last_line(r.out), R"({"probe":"xcc","error":"AMD only"})");
+}
+
+// ---- optimize on a machine without ROCm's profiler -----------------------------------------
+
+void expect_one_error_line(const CliRun& r, const std::string& must_name) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  const auto lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_EQ(lines[0].rfind("swizzleperf: error: ", 0), 0u) << r.err;
+  EXPECT_NE(lines[0].find(must_name), std::string::npos) << r.err;
+}
+
+fs::path gemm() { return source_dir() / "kernels" / "gemm.hip"; }
+
+TEST(AmdOptimizeE2E, NoRocprofv3FailsWithOneLine) {
+  if (have_rocprofv3()) GTEST_SKIP() << "rocprofv3 is installed: this test is for machines without it";
+  TempDir tmp;
+  // Without hipcc the preflight stops at the compiler first; either way one line.
+  const std::string missing = hipcc().empty() ? "hipcc not found" : "rocprofv3 not found";
+  auto r = run_cli({"optimize", gemm().string(), "--backend", "hip", "--proposer", "builtin", "--run-dir",
+                    (tmp / "run").string()},
+                   tmp.path());
+  expect_one_error_line(r, missing);
+  EXPECT_FALSE(fs::exists(tmp / "run" / "history.json"));
+}
+
+TEST(AmdOptimizeE2E, TheIssueCommandEndsWithOneErrorLine) {
+  // Exactly the command a user types; the proposer may add a notice before the error.
+  if (have_rocprofv3()) GTEST_SKIP() << "rocprofv3 is installed: this test is for machines without it";
+  TempDir tmp;
+  const std::string missing = hipcc().empty() ? "hipcc not found" : "rocprofv3 not found";
+  auto r = run_cli({"optimize", gemm().string(), "--backend", "hip", "--run-dir", (tmp / "run").string()}, tmp.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  const auto lines = lines_of(r.err);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back().rfind("swizzleperf: error: " + missing, 0), 0u) << r.err;
+  EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
+                          [](const std::string& l) { return l.find("error") != std::string::npos; }),
+            1)
+      << r.err;
+}
+
+TEST(AmdOptimizeE2E, MissingHipccFailsWithOneLine) {
+  TempDir tmp;
+  auto r = run_cli({"optimize", gemm().string(), "--backend", "hip", "--proposer", "builtin", "--hipcc",
+                    "/nonexistent/hipcc", "--run-dir", (tmp / "run").string()},
+                   tmp.path());
+  expect_one_error_line(r, "hipcc not found");
+  EXPECT_NE(r.err.find("--hipcc"), std::string::npos) << r.err;
+}
+
+TEST(AmdBuild, MissingHipccFailsWithOneLine) {
+  TempDir tmp;
+  auto r = run_cli({"build", gemm().string(), "--backend", "hip", "--hipcc", "/nonexistent/hipcc", "--arch",
+                    "gfx940", "-o", (tmp / "gemm").string()},
+                   tmp.path());
+  expect_one_error_line(r, "hipcc not found");
+  EXPECT_FALSE(fs::exists(tmp / "gemm"));
+}
+
+}  // namespace
+}  // namespace swz::test

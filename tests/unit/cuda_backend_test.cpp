@@ -1,0 +1,104 @@
+// Tests of CudaBackend's command lines through a scripted ProcessRunner: the
+// Nsight Compute invocation (what is measured and how the GPU is held steady)
+// and the nvcc one. No tool runs.
+#include "swizzleperf/backend/cuda_backend.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "swizzleperf/backend/ncu_parser.h"
+#include "support/fixtures.h"
+
+namespace swz {
+namespace {
+
+class RecordingRunner final : public ProcessRunner {
+ public:
+  ProcessResult answer;
+  std::vector<ProcessSpec> calls;
+  ProcessResult run(const ProcessSpec& spec) override {
+    calls.push_back(spec);
+    return answer;
+  }
+};
+
+std::string value_after(const std::vector<std::string>& argv, const std::string& flag) {
+  auto it = std::find(argv.begin(), argv.end(), flag);
+  return it == argv.end() || it + 1 == argv.end() ? "" : *(it + 1);
+}
+
+ToolOptions fake_tools() {
+  ToolOptions t;
+  t.compiler = "fake-nvcc";
+  t.profiler = "fake-ncu";
+  return t;
+}
+
+std::string joined_default_metrics() {
+  std::string s;
+  for (const auto& m : ncu_default_metrics()) s += (s.empty() ? "" : ",") + m;
+  return s;
+}
+
+TEST(CudaBackend, ProfileArgvShape) {
+  RecordingRunner runner;
+  CudaBackend cuda(runner, fake_tools());
+  ProfileRequest req{"/runs/r/baseline/kernel", {"profile", "--size", "256,256,64"}, "gemm_kernel", "/runs/r/baseline"};
+  const auto argv = cuda.profile_argv(req, "ncu");
+  ASSERT_FALSE(argv.empty());
+  EXPECT_EQ(argv.front(), "ncu");
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--csv"), argv.end());
+  EXPECT_EQ(value_after(argv, "--print-units"), "base");
+  EXPECT_EQ(value_after(argv, "--cache-control"), "all");
+  EXPECT_EQ(value_after(argv, "--clock-control"), "base");
+  EXPECT_EQ(value_after(argv, "--metrics"), joined_default_metrics());
+  EXPECT_EQ(value_after(argv, "--kernel-name"), "regex:gemm_kernel");
+  // The program and its arguments come last, after every ncu option.
+  const std::vector<std::string> tail(argv.end() - 4, argv.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{"/runs/r/baseline/kernel", "profile", "--size", "256,256,64"}));
+}
+
+TEST(CudaBackend, ProfileArgvWithoutRegexHasNoKernelFilter) {
+  RecordingRunner runner;
+  CudaBackend cuda(runner, fake_tools());
+  const auto argv = cuda.profile_argv({"/x/kernel", {"profile"}, "", "/x"}, "ncu");
+  EXPECT_EQ(std::find(argv.begin(), argv.end(), "--kernel-name"), argv.end());
+  EXPECT_EQ(argv.back(), "profile");
+}
+
+TEST(CudaBackend, ProfileRunsNcuAndParsesItsCsv) {
+  test::TempDir tmp;
+  RecordingRunner runner;
+  runner.answer.started = true;
+  runner.answer.exit_code = 0;
+  runner.answer.out = test::read_text(test::fixture_path("ncu/gemm_h100_details.csv"));
+  CudaBackend cuda(runner, fake_tools());
+  auto m = cuda.profile({"/x/kernel", {"profile"}, "gemm_kernel", tmp / "baseline"});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(runner.calls.size(), 1u);
+  EXPECT_EQ(runner.calls[0].argv, cuda.profile_argv({"/x/kernel", {"profile"}, "gemm_kernel", tmp / "baseline"}, "fake-ncu"));
+  EXPECT_EQ(m->launches, 1);
+  ASSERT_TRUE(m->l2_hit_pct);
+  EXPECT_NEAR(*m->l2_hit_pct, 43.72, 1e-3);
+  EXPECT_TRUE(fs::exists(tmp / "baseline" / "ncu.csv"));
+}
+
+TEST(CudaBackend, BuildArgvShape) {
+  RecordingRunner runner;
+  CudaBackend cuda(runner, fake_tools());
+  const auto argv = cuda.build_argv({"kernels/gemm.hip", "out/gemm", 2, "sm_90"}, "nvcc");
+  const auto has = [&](const std::string& a) { return std::find(argv.begin(), argv.end(), a) != argv.end(); };
+  EXPECT_EQ(argv.front(), "nvcc");
+  EXPECT_EQ(value_after(argv, "-x"), "cu");
+  EXPECT_TRUE(has("-arch=sm_90"));
+  EXPECT_TRUE(has("-I" + (support_dir() / "hip_on_cuda").string()));
+  EXPECT_TRUE(has("-I" + support_dir().string()));
+  EXPECT_TRUE(has("-DSWZ_NUM_DIES=2"));
+  EXPECT_EQ(argv[argv.size() - 3], "-o");
+  EXPECT_EQ(argv[argv.size() - 2], "out/gemm");
+  EXPECT_EQ(argv.back(), "kernels/gemm.hip");
+}
+
+}  // namespace
+}  // namespace swz
