@@ -75,7 +75,10 @@ Result<HardwareProfile> HipBackend::query_device(const fs::path& work_dir) {
   if (!run.process.success() || run.json.is_null())
     return make_error("no AMD GPU answered the device query (" + run.process.describe() + ": " +
                       tail_lines(run.process.err + run.process.out, 1) + ")");
-  return profile_from_device_query(run.json);
+  auto profile = profile_from_device_query(run.json);
+  if (!profile) return profile.error();
+  if (!tools_.arch.empty()) profile->arch = tools_.arch;
+  return profile;
 }
 
 std::vector<std::string> HipBackend::profile_argv(const ProfileRequest& req, const std::string& rocprof,
@@ -92,6 +95,7 @@ Result<Metrics> HipBackend::profile(const ProfileRequest& req) {
   const auto rocprof = profiler_path();
   const auto out_dir = req.out_dir / "rocprof";
   std::error_code ec;
+  fs::remove_all(out_dir, ec);  // a resumed attempt must not read an earlier run's CSV
   fs::create_directories(out_dir, ec);
   ProcessSpec spec{profile_argv(req, rocprof, out_dir), {}, {}, tools_.profile_timeout};
   auto r = runner_.run(spec);

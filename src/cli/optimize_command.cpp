@@ -88,6 +88,13 @@ int cmd_optimize(const std::vector<std::string>& args) {
     tools.compiler = r["hipcc"].as<std::string>();
     tools.profiler = r["rocprof"].as<std::string>();
   }
+  std::string proposer_name = r["proposer"].as<std::string>();
+  if (opt.resume && !r.count("proposer") && previous.config.contains("proposer")) proposer_name = previous.config["proposer"].get<std::string>();
+  if (r.count("dump-prompt")) {
+    auto p = make_proposer(proposer_name, r);
+    if (!p) return report_error(p.error().message);
+    return dump_next_prompt(**p, opt, r);
+  }
   RealProcessRunner runner;
   auto backend = make_backend(backend_name, runner, tools);
   if (!backend) {
@@ -95,12 +102,9 @@ int cmd_optimize(const std::vector<std::string>& args) {
       return host_only_analysis(*kernel, tools.arch, opt.host_cxx, "no GPU found (" + backend.error().message.substr(0, backend.error().message.find(';')) + ")");
     return report_error(backend.error().message);
   }
-
-  std::string proposer_name = r["proposer"].as<std::string>();
-  if (opt.resume && !r.count("proposer") && previous.config.contains("proposer")) proposer_name = previous.config["proposer"].get<std::string>();
+  if (auto st = (*backend)->preflight(true); !st) return report_error(st.error().message);
   auto proposer = make_proposer(proposer_name, r);
   if (!proposer) return report_error(proposer.error().message);
-  if (r.count("dump-prompt")) return dump_next_prompt(**proposer, opt, r);
 
   opt.config = {{"proposer", (*proposer)->name()}, {"backend", (*backend)->name()}, {"iterations", opt.iterations},
                 {"reps", opt.time_reps}, {"warmup", opt.warmup}, {"size", opt.size}, {"arch", tools.arch},

@@ -7,7 +7,9 @@
 #include <cstdlib>
 
 #include "swizzleperf/cli/app.h"
+#include "swizzleperf/backend/backend.h"
 #include "swizzleperf/proposer/builtin_proposer.h"
+#include "swizzleperf/proposer/llm_proposer.h"
 
 namespace swz::cli {
 
@@ -52,12 +54,50 @@ Result<std::unique_ptr<Proposer>> make_proposer(const std::string& which, const 
     }
   }
   if (w == "builtin") return std::unique_ptr<Proposer>(std::make_unique<BuiltinProposer>());
-  if (w == "llm") return make_error("the llm proposer is not built into this version yet; use --proposer builtin");
+  if (w == "llm") {
+    LlmOptions o;
+    o.base_url = r["base-url"].as<std::string>();
+    o.api_key_env = r["api-key-env"].as<std::string>();
+    o.model = r["model"].as<std::string>();
+    o.temperature = r["temperature"].as<double>();
+    o.max_tokens = r["max-tokens"].as<int>();
+    o.timeout_s = r["llm-timeout"].as<int>();
+    auto p = make_llm_proposer(o, r["context"].as<std::string>(), prompts_dir());
+    if (!p) return p.error();
+    return std::unique_ptr<Proposer>(std::move(p.value()));
+  }
   return make_error("unknown proposer '" + which + "': use auto, builtin or llm");
 }
 
-int dump_next_prompt(Proposer& proposer, const OptimizeOptions&, const cxxopts::ParseResult&) {
-  return report_error("--dump-prompt needs the llm proposer (current: " + proposer.name() + ")");
+int dump_next_prompt(Proposer& proposer, const OptimizeOptions& opt, const cxxopts::ParseResult& r) {
+  auto* llm = dynamic_cast<LlmProposer*>(&proposer);
+  if (!llm) return report_error("--dump-prompt needs the llm proposer (current: " + proposer.name() + "); add --proposer llm");
+  auto kernel = KernelSource::load(opt.kernel);
+  if (!kernel) return report_error(kernel.error().message);
+  RunHistory history;
+  HardwareProfile hw;
+  TileGrid grid;
+  if (opt.resume) {
+    auto h = load_history(opt.run_dir / "history.json");
+    if (!h) return report_error(h.error().message);
+    history = std::move(h.value());
+    hw = history.hardware.get<HardwareProfile>();
+    const auto& info = history.config.value("program_info", nlohmann::json::object());
+    if (info.contains("grid")) grid = {info["grid"].value("m", 1u), info["grid"].value("n", 1u)};
+  } else {
+    // No run yet: the hardware from --arch's table entry (default sm_90), no history.
+    const std::string arch = r["arch"].as<std::string>();
+    auto p = profile_from_arch(arch.empty() ? "sm_90" : arch);
+    if (!p) return report_error(p.error().message);
+    hw = p.value();
+    history.original_region = kernel->region();
+  }
+  if (grid.m == 0 && kernel->default_grid()) grid = *kernel->default_grid();
+  ProposalContext ctx{*kernel, grid, hw, history, {}, opt.run_dir, history.next_iteration()};
+  auto text = llm->render_prompt(ctx);
+  if (!text) return report_error(text.error().message);
+  std::fputs(text->c_str(), stdout);
+  return kExitOk;
 }
 
 }  // namespace swz::cli

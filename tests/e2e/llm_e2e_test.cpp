@@ -1,0 +1,111 @@
+// End-to-end: `optimize --proposer llm` against the scripted loopback server
+// (real libcurl, real HTTP), through the fake toolchain, with faults mixed in.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/chat_server.h"
+#include "support/fixtures.h"
+
+namespace swz::test {
+namespace {
+
+constexpr const char* kKey = "sk-test-DO-NOT-LEAK-1234567890";
+
+std::string reply(const std::string& code, int earlier_attempts) {
+  nlohmann::json critique = nlohmann::json::array();
+  for (int i = 1; i <= earlier_attempts; ++i)
+    critique.push_back({{"attempt", i}, {"what_it_did", "a remap"}, {"why_it_fell_short", "see its metrics"}});
+  return nlohmann::json{{"reasoning", "tiles in one row share A; keep groups of rows together"},
+                        {"critique", critique},
+                        {"rationale", "grouped order"},
+                        {"code", code}}
+      .dump();
+}
+
+std::string grouped(int g) {
+  return "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n"
+         "  if (grid.m * grid.n != num_pids) return pid;\n"
+         "  const unsigned G = " + std::to_string(g) + ", width = G * grid.n, first = (pid / width) * G;\n"
+         "  const unsigned gs = grid.m - first < G ? grid.m - first : G;\n"
+         "  return (first + (pid % width) % gs) * grid.n + (pid % width) / gs;\n}\n";
+}
+
+TEST(LlmOptimizeE2E, FiveIterationsWithFaultsKeepGoingAndNeverLeakTheKey) {
+  ChatServer server;
+  server.push_completion("Blocks in one tile row share a panel of A; one tile column shares B.", "stop", 400, 60);
+  server.push_completion(reply(grouped(8), 0), "stop", 1200, 300);                                      // 1 ok
+  server.push_completion(reply("SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n  return pid +;\n}\n", 1));  // 2 no compile
+  server.push_error(500, "upstream overloaded");                                                       // retried
+  server.push_completion(reply("SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n  return pid / 2;\n}\n", 2));  // 3 not bijective
+  server.push_completion("this is not json at all");                                                   // 4 malformed
+  server.push_completion(reply(grouped(4), 4), "stop", 1300, 310);                                     // 5 ok
+  TempDir tmp;
+  write_text(tmp / "gemm.hip", read_text(source_dir() / "kernels" / "gemm.hip"));
+  auto r = run_cli({"optimize", (tmp / "gemm.hip").string(), "--proposer", "llm", "--base-url", server.base_url(),
+                    "--iterations", "5", "--backend", "cuda", "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu",
+                    (fake_dir() / "fake_ncu").string(), "--run-dir", (tmp / "run").string(), "--reps", "3", "--json"},
+                   tmp.path(), {std::string("OPENAI_API_KEY=") + kKey}, 180);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto h = nlohmann::json::parse(read_text(tmp / "run" / "history.json"));
+  ASSERT_EQ(h["attempts"].size(), 5u) << h["attempts"].dump(1);
+  const auto& a = h["attempts"];
+  EXPECT_EQ(a[0]["status"], "ok");
+  EXPECT_EQ(a[1]["status"], "rejected_mapping");  // the host evaluator does not compile it
+  EXPECT_EQ(a[2]["status"], "rejected_mapping");
+  EXPECT_NE(a[2]["reason"].get<std::string>().find("NOT a bijection"), std::string::npos);
+  EXPECT_EQ(a[3]["status"], "proposal_failed");
+  EXPECT_EQ(a[4]["status"], "ok");
+  for (const auto& at : a) {
+    if (at["status"] == "proposal_failed") continue;
+    EXPECT_FALSE(at["proposal"]["reasoning"].get<std::string>().empty());
+    EXPECT_TRUE(at["proposal"]["critique"].is_array());
+    EXPECT_FALSE(at["region"].get<std::string>().empty());
+    EXPECT_TRUE(at["proposal"].contains("usage")) << at["proposal"].dump();
+    EXPECT_TRUE(at["proposal"].contains("latency_s"));
+  }
+  EXPECT_EQ(a[4]["proposal"]["critique"].size(), 4u);
+  // The aware prompt carried the hardware and the baseline bottleneck.
+  const auto reqs = server.requests();
+  ASSERT_GE(reqs.size(), 7u);
+  const std::string opt_prompt = reqs[1].body;
+  EXPECT_NE(opt_prompt.find("2 "), std::string::npos);
+  EXPECT_NE(opt_prompt.find("L2"), std::string::npos);
+  EXPECT_EQ(reqs[1].header("authorization"), std::string("Bearer ") + kKey);
+  // The key is nowhere in the run dir.
+  for (const auto& e : fs::recursive_directory_iterator(tmp / "run")) {
+    if (!e.is_regular_file() || e.file_size() > (64u << 20)) continue;
+    EXPECT_EQ(read_text(e.path()).find(kKey), std::string::npos) << e.path();
+  }
+  EXPECT_EQ(r.out.find(kKey), std::string::npos);
+  EXPECT_EQ(r.err.find(kKey), std::string::npos);
+}
+
+TEST(LlmOptimizeE2E, RefusedKeyStopsWithOneLineNamingTheVariable) {
+  ChatServer server;
+  server.push_error(401, "Incorrect API key provided");
+  TempDir tmp;
+  write_text(tmp / "gemm.hip", read_text(source_dir() / "kernels" / "gemm.hip"));
+  auto r = run_cli({"optimize", (tmp / "gemm.hip").string(), "--proposer", "llm", "--base-url", server.base_url(),
+                    "--iterations", "2", "--backend", "cuda", "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu",
+                    (fake_dir() / "fake_ncu").string(), "--run-dir", (tmp / "run").string(), "--reps", "3"},
+                   tmp.path(), {std::string("MY_KEY=") + kKey}, 120);
+  // --api-key-env not given: OPENAI_API_KEY unset -> no header; 401 names the variable.
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("OPENAI_API_KEY"), std::string::npos) << r.err;
+  auto h = nlohmann::json::parse(read_text(tmp / "run" / "history.json"));
+  EXPECT_EQ(h["state"], "failed");
+  EXPECT_TRUE(h.contains("baseline"));  // what was recorded is kept
+}
+
+TEST(LlmOptimizeE2E, DumpPromptCallsNothing) {
+  ChatServer server;
+  auto r = run_cli({"optimize", (source_dir() / "kernels" / "gemm.hip").string(), "--proposer", "llm", "--base-url",
+                    server.base_url(), "--dump-prompt", "--arch", "sm_90"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("swizzle_pid"), std::string::npos);
+  EXPECT_TRUE(server.requests().empty());
+}
+
+}  // namespace
+}  // namespace swz::test
