@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #define SWZ_HD __host__ __device__
@@ -112,24 +113,50 @@ inline SWZ_HD unsigned swz_ceil_div(unsigned long long a, unsigned long long b) 
 class SwzRng {
  public:
   explicit SwzRng(unsigned long long seed) : s_(seed) {}
-  unsigned long long next() {
-    unsigned long long z = (s_ += 0x9E3779B97F4A7C15ull);
+  unsigned long long next() { return mix(s_ += kStep); }
+  double uniform(double lo, double hi) { return to_uniform(next(), lo, hi); }  // [lo, hi)
+
+  // Counter-based (splitmix64): the k-th value after state s is mix(s + k*kStep), so
+  // a long stream can be filled in parallel chunks with exactly the serial output.
+  static constexpr unsigned long long kStep = 0x9E3779B97F4A7C15ull;
+  static unsigned long long mix(unsigned long long z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   }
-  double uniform(double lo, double hi) {  // [lo, hi)
-    return lo + (hi - lo) * (static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0));
+  static double to_uniform(unsigned long long r, double lo, double hi) {
+    return lo + (hi - lo) * (static_cast<double>(r >> 11) * (1.0 / 9007199254740992.0));
   }
+  unsigned long long state() const { return s_; }
+  void skip(unsigned long long n) { s_ += n * kStep; }
 
  private:
   unsigned long long s_;
 };
 
+// Uniform floats in [lo, hi): the same values as `count` serial rng.uniform() calls,
+// filled by several host threads (large inputs otherwise dominate each run's setup).
 inline std::vector<float> swz_random_f32(size_t count, SwzRng& rng, float lo = -1.f,
                                          float hi = 1.f) {
   std::vector<float> v(count);
-  for (auto& x : v) x = static_cast<float>(rng.uniform(lo, hi));
+  const unsigned long long s0 = rng.state();
+  auto fill = [&v, s0, lo, hi](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i)
+      v[i] = static_cast<float>(
+          SwzRng::to_uniform(SwzRng::mix(s0 + (i + 1) * SwzRng::kStep), lo, hi));
+  };
+  unsigned threads = std::thread::hardware_concurrency();
+  if (threads == 0) threads = 1;
+  if (threads > 16) threads = 16;
+  if (count < (1u << 20)) threads = 1;
+  std::vector<std::thread> pool;
+  const size_t chunk = (count + threads - 1) / threads;
+  for (unsigned t = 0; t < threads; ++t) {
+    const size_t b = t * chunk, e = b + chunk < count ? b + chunk : count;
+    if (b < e) pool.emplace_back(fill, b, e);
+  }
+  for (auto& th : pool) th.join();
+  rng.skip(count);
   return v;
 }
 

@@ -291,7 +291,10 @@ Device open_device() {
 // shared-memory carveout at its maximum), checked to allow exactly k.
 template <class Kernel>
 size_t smem_for_blocks_per_sm(Kernel kernel, const Device& d, int threads, int k) {
-  const int optin = static_cast<int>(d.prop.sharedMemPerBlockOptin);
+  cudaFuncAttributes fa;
+  check(cudaFuncGetAttributes(&fa, kernel), "cudaFuncGetAttributes");
+  // Static shared memory counts against the per-block opt-in limit.
+  const int optin = static_cast<int>(d.prop.sharedMemPerBlockOptin - fa.sharedSizeBytes);
   check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
         "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
   check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
