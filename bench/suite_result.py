@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Formats a (merged) suite directory as bench/results/<date>-h100-suite.{md,json}.
+
+Every figure comes from suite-summary.json and the per-kernel history.json files
+written by swizzleperf on the GPU machine; this script only reformats.
+usage: suite_result.py SUITE_DIR OUT_DIR --command "..." [--date YYYY-MM-DD]
+"""
+import argparse, datetime, json, os
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("suite_dir"); ap.add_argument("out_dir")
+    ap.add_argument("--command", required=True)
+    ap.add_argument("--date", default=datetime.date.today().isoformat())
+    a = ap.parse_args()
+    s = json.load(open(os.path.join(a.suite_dir, "suite-summary.json")))
+    rows = s["kernels"]
+    device = s.get("device") or next((r.get("device") for r in rows if r.get("device")), "NVIDIA H100")
+    for r in rows:
+        hist = os.path.join(a.suite_dir, r["kernel"], "history.json")
+        if os.path.exists(hist):
+            h = json.load(open(hist))
+            device = h.get("hardware", {}).get("name", device)
+            r["size"] = h.get("config", {}).get("program_info", {}).get("size")
+            r["grid"] = h.get("config", {}).get("program_info", {}).get("grid")
+            r["statuses"] = [x["status"] for x in h.get("attempts", [])]
+    total = sum(r.get("wall_s") or 0 for r in rows)
+    res = {"device": device, "date": a.date, "command": a.command, "total_wall_s": total, "kernels": rows}
+    os.makedirs(a.out_dir, exist_ok=True)
+    stem = os.path.join(a.out_dir, f"{a.date}-h100-suite")
+    json.dump(res, open(stem + ".json", "w"), indent=2)
+    f = lambda v, p="{:.2f}": "" if v is None else p.format(v)
+    L = [f"# Kernel suite on {device} ({a.date})", "", f"Command: `{a.command}`", "",
+         f"Total wall time of the suite: {total:.0f} s (sum over kernels).", "",
+         "L2 hit = ncu lts__t_sector_hit_rate from summed counters over every launch, cold caches; "
+         "ideal = 1 - unique sectors / sector requests (compulsory misses only); headroom captured = "
+         "(best - baseline) / (ideal - baseline); time = event-timed median, baseline and best in the same run.", "",
+         "| kernel | size | validated | L2 % base | L2 % best | ideal % | headroom captured | DRAM B base | DRAM B best | fabric base | fabric best | ms base | ms best | speedup | best pattern | iters to best | wall s |",
+         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
+    for r in rows:
+        hc = r.get("headroom_captured")
+        L.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
+            r["kernel"], ",".join(map(str, r.get("size") or [])),
+            "yes" if r["validated"] else ("failed: " + r["error"][:60] if r.get("error") else "no"),
+            f(r.get("baseline_l2_hit_pct")), f(r.get("best_l2_hit_pct")), f(r.get("ideal_l2_hit_pct")),
+            "" if hc is None else f"{100*hc:.0f}%", f(r.get("baseline_dram_bytes"), "{:.3g}"), f(r.get("best_dram_bytes"), "{:.3g}"),
+            f(r.get("baseline_fabric_sectors"), "{:.3g}"), f(r.get("best_fabric_sectors"), "{:.3g}"),
+            f(r.get("baseline_ms"), "{:.4f}"), f(r.get("best_ms"), "{:.4f}"), f(r.get("speedup"), "{:.3f}"),
+            r.get("best_pattern", ""), r.get("iterations_to_best", ""), f(r.get("wall_s"), "{:.0f}")))
+    L += ["", "Attempt outcomes per kernel: " + "; ".join(f"{r['kernel']}: {', '.join(r.get('statuses', []))}" for r in rows)]
+    open(stem + ".md", "w").write("\n".join(L) + "\n")
+    print(stem + ".md")
+
+
+if __name__ == "__main__":
+    main()
