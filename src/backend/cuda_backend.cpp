@@ -7,6 +7,8 @@
 
 #include "swizzleperf/backend/ncu_parser.h"
 #include "swizzleperf/core/history.h"
+#include "swizzleperf/probe/probe_runner.h"
+#include "swizzleperf/probe/topology.h"
 
 namespace swz {
 
@@ -75,6 +77,9 @@ Result<HardwareProfile> CudaBackend::query_device(const fs::path& work_dir) {
   auto profile = profile_from_device_query(run.json);
   if (!profile) return profile.error();
   if (!tools_.arch.empty()) profile->arch = tools_.arch;
+  // A probe measured on this very device (same name, driver, SM count) replaces the
+  // arch table's assumed dispatch model.
+  if (auto probe = probe::load_cached_probe(*profile)) probe::apply_probe(*profile, *probe);
   return profile;
 }
 

@@ -6,6 +6,8 @@
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/core/mapping_check.h"
+#include "swizzleperf/probe/probe_runner.h"
+#include "swizzleperf/probe/topology.h"
 
 namespace swz::cli {
 
@@ -15,7 +17,8 @@ int cmd_check(const std::vector<std::string>& args) {
   o.add_options()("kernel", "kernel file", cxxopts::value<std::string>())("h,help", "show this help");
   o.add_options("Hardware model")
       ("arch", "arch whose die model to use: gfx942/mi300x (8 XCDs, default), sm_90/h100, ...", cxxopts::value<std::string>()->default_value("gfx942"))
-      ("dies", "override the die count (round-robin dispatch)", cxxopts::value<int>()->default_value("0"));
+      ("dies", "override the die count (round-robin dispatch)", cxxopts::value<int>()->default_value("0"))
+      ("probe", "use the dispatch model measured by `swizzleperf probe` (its hardware.json)", cxxopts::value<std::string>()->default_value(""));
   o.add_options("Check")
       ("grid", "tile grid MxN (default: the kernel's '// swizzleperf:default-grid' comment)", cxxopts::value<std::string>()->default_value(""))
       ("host-cxx", "host C++ compiler for the evaluator", cxxopts::value<std::string>()->default_value("c++"))
@@ -33,6 +36,17 @@ int cmd_check(const std::vector<std::string>& args) {
   if (!k) return report_error(k.error().message);
   auto hw = profile_from_arch(r["arch"].as<std::string>());
   if (!hw) return report_error(hw.error().message);
+  if (auto pf = r["probe"].as<std::string>(); !pf.empty()) {
+    auto probe = probe::load_probe(pf);
+    if (!probe) return report_error(probe.error().message);
+    auto base = profile_from_arch(probe->arch.empty() ? "sm_90" : probe->arch);
+    if (!base) return report_error(base.error().message);
+    hw = base;
+    hw->name = probe->device_name;
+    hw->compute_units = probe->sm_count;
+    if (!probe::apply_probe(*hw, *probe))
+      return report_error(pf + " has no clean measured L2-side table to check against (see docs/probe.md)");
+  }
   if (int d = r["dies"].as<int>(); d > 0) {
     hw->num_dies = d;
     hw->dispatch = DispatchModel{"round_robin", {}, "assumed", fmt::format("round-robin over {} dies (--dies)", d)};

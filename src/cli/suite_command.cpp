@@ -108,10 +108,11 @@ int cmd_suite(const std::vector<std::string>& args) {
     SuiteRow row;
     if (s) {
       row = suite_row_from(*s, wall);
+      if (s->interrupted) row.error = "interrupted: rerun the same suite command to continue";
       if (device.empty()) device = s->history.hardware.value("name", "");
     } else {
       row.kernel = k.stem().string();
-      row.error = s.error().message;
+      row.error = s.error().message == "interrupted" ? "interrupted: rerun the same suite command to continue" : s.error().message;
       row.wall_s = wall;
       row.run_dir = opt.run_dir.string();
       spdlog::info("swizzleperf: {} failed: {}", row.kernel, row.error);

@@ -74,6 +74,36 @@ std::string grouped_n_body(int g) {
 
 bool is_2d(TileGrid g) { return g.m > 1 && g.n > 1; }
 
+// Topology-derived order: the probe measured which L2 side each first-wave pid
+// lands on. Renumber the first wave so that side-0 pids take the first logical
+// slots and side-1 pids the rest (ranks within a side keep pid order), so that
+// consecutive logical tiles share a side. Later waves are not predictable (the
+// probe found they do not repeat the first wave's order) and keep q = pid.
+std::string topo_body(const std::vector<int>& table) {
+  std::vector<unsigned long long> words((table.size() + 63) / 64, 0);
+  for (std::size_t i = 0; i < table.size(); ++i)
+    if (table[i] == 1) words[i / 64] |= 1ull << (i % 64);
+  std::vector<std::string> lits;
+  for (auto w : words) lits.push_back(fmt::format("0x{:016x}ull", w));
+  return fmt::format(R"(  // First-wave pid -> L2 side, measured by `swizzleperf probe` (bit set = side 1).
+  const unsigned long long side1[{}] = {{{}}};
+  const unsigned W = {};
+  const unsigned lim = num_pids < W ? num_pids : W;
+  unsigned q = pid;
+  if (pid < lim) {{
+    const bool mine = (side1[pid / 64] >> (pid % 64)) & 1ull;
+    unsigned zeros = 0, rank = 0;
+    for (unsigned p = 0; p < lim; ++p) {{
+      const bool s = (side1[p / 64] >> (p % 64)) & 1ull;
+      zeros += !s;
+      rank += p < pid && s == mine;
+    }}
+    q = mine ? zeros + rank : rank;
+  }}
+)",
+                     words.size(), fmt::join(lits, ", "), table.size());
+}
+
 struct Outcome {
   bool tried = false;
   bool broken = false;
@@ -102,9 +132,7 @@ std::string render_family(const FamilyCandidate& c) {
   } else if (c.family == "grouped_m_die") {
     body = std::string(kDieRr) + "  // Then lay the die-contiguous order q out in grouped-M order.\n" + grouped_m_tail("q", c.param);
   } else if (c.family == "topo_group") {
-    // Measured dispatch: not expressible without the table; the optimizer only
-    // offers it when a probe supplied one (see probe docs).
-    body = grouped_m_tail("pid", c.param);
+    body = topo_body(c.table) + "  // Then lay q out in grouped-M order: a group's tiles share one L2 side.\n" + grouped_m_tail("q", c.param);
   }
   return fmt::format("// {} — proposed by swizzleperf's built-in proposer.\n"
                      "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {{\n"
@@ -115,7 +143,7 @@ std::string render_family(const FamilyCandidate& c) {
 std::vector<int> BuiltinProposer::params_of(const std::string& family) {
   if (family == "die_rr") return {0};
   if (family == "die_chunk") return {4, 2, 8, 16, 32};
-  if (family == "grouped_m" || family == "grouped_m_die") return {8, 4, 16, 2, 32, 64};
+  if (family == "grouped_m" || family == "grouped_m_die" || family == "topo_group") return {8, 4, 16, 2, 32, 64};
   if (family == "grouped_n") return {8, 4, 16, 2, 32};
   return {};
 }
@@ -126,6 +154,13 @@ std::vector<FamilyCandidate> BuiltinProposer::seed_order(const HardwareProfile& 
   std::vector<FamilyCandidate> order;
   if (!is_2d(grid)) {
     if (multi_die) order = {{"die_rr", 0}, {"die_chunk", 4}};
+    return order;
+  }
+  if (hw.dispatch.kind == "table" && !hw.dispatch.first_wave_die.empty() && hw.vendor == "nvidia") {
+    // Measured NVIDIA topology: sides are known for the first wave only.
+    order = {{"grouped_m", 8}, {"topo_group", 8}, {"grouped_m_die", 8}, {"grouped_n", 8}};
+    for (auto& c : order)
+      if (c.family == "topo_group") c.table = hw.dispatch.first_wave_die;
     return order;
   }
   if (multi_die && die_known) {
@@ -206,6 +241,7 @@ Result<Proposal> BuiltinProposer::propose(const ProposalContext& ctx) {
       });
       for (int p : params) {
         FamilyCandidate c{f, p};
+        if (f == "topo_group") c.table = ctx.hardware.dispatch.first_wave_die;
         if (untried(c)) {
           pick = c;
           why = fmt::format("refining family {} around its best parameter {} (best L2 hit in this family so far {:.2f}%)",

@@ -16,6 +16,7 @@ namespace swz {
 struct FamilyCandidate {
   std::string family;  // die_rr | die_chunk | grouped_m | grouped_n | grouped_m_die | topo_group
   int param = 0;       // G or C; 0 when the family has none
+  std::vector<int> table;  // topo_group: measured first-wave pid -> L2 side
   std::string label() const;
 };
 
