@@ -1,0 +1,348 @@
+// Tests of the built-in proposer: the best-first seed order per hardware and
+// grid, that every rendered family is a bijection on ragged grids (checked with
+// the real host compiler under an 8-die and a 2-partition profile), and the
+// reflection over the history: skip broken families, refine around the best
+// parameter, report "exhausted" when nothing is left.
+#include "swizzleperf/proposer/builtin_proposer.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <set>
+
+#include "swizzleperf/core/mapping_check.h"
+#include "support/fixtures.h"
+
+namespace swz {
+namespace {
+
+HardwareProfile gfx942() {
+  auto h = profile_from_arch("gfx942");
+  EXPECT_TRUE(h);
+  return *h;
+}
+
+HardwareProfile sm90() {
+  auto h = profile_from_arch("sm_90");
+  EXPECT_TRUE(h);
+  return *h;
+}
+
+std::vector<std::string> families(const std::vector<FamilyCandidate>& v) {
+  std::vector<std::string> out;
+  for (const auto& c : v) out.push_back(c.family);
+  return out;
+}
+
+std::vector<int> topo_table(std::size_t n = 132) {
+  std::vector<int> t(n);
+  for (std::size_t i = 0; i < n; ++i) t[i] = static_cast<int>((i / 2) % 2 ^ (i % 7 == 0));
+  return t;
+}
+
+// ---- seed order ------------------------------------------------------------------
+
+TEST(BuiltinSeedOrder, DocumentedDiesStartWithDieRoundRobin) {
+  const auto order = BuiltinProposer::seed_order(gfx942(), {32, 256});
+  ASSERT_FALSE(order.empty());
+  EXPECT_EQ(order.front().family, "die_rr");
+  EXPECT_EQ(families(order), (std::vector<std::string>{"die_rr", "grouped_m_die", "grouped_m", "die_chunk", "grouped_n"}));
+  for (const auto& c : order) {
+    const auto params = BuiltinProposer::params_of(c.family);
+    ASSERT_FALSE(params.empty()) << c.family;
+    EXPECT_EQ(c.param, params.front()) << c.family;  // seeds are each family's first member
+  }
+}
+
+TEST(BuiltinSeedOrder, AssumedDispatchStartsWithGroupedM) {
+  const auto order = BuiltinProposer::seed_order(sm90(), {32, 256});
+  ASSERT_FALSE(order.empty());
+  EXPECT_EQ(order.front().family, "grouped_m");
+  EXPECT_EQ(families(order), (std::vector<std::string>{"grouped_m", "grouped_m_die", "grouped_n", "die_rr", "die_chunk"}));
+}
+
+TEST(BuiltinSeedOrder, SingleDieHasNoDieFamilies) {
+  auto h = profile_from_arch("gfx90a");
+  ASSERT_TRUE(h);
+  EXPECT_EQ(families(BuiltinProposer::seed_order(*h, {32, 32})), (std::vector<std::string>{"grouped_m", "grouped_n"}));
+}
+
+TEST(BuiltinSeedOrder, OneDimensionalGrid) {
+  EXPECT_EQ(families(BuiltinProposer::seed_order(gfx942(), {1, 4096})), (std::vector<std::string>{"die_rr", "die_chunk"}));
+  EXPECT_EQ(families(BuiltinProposer::seed_order(sm90(), {1, 4096})), (std::vector<std::string>{"die_rr", "die_chunk"}));
+  auto single = profile_from_arch("gfx90a");
+  ASSERT_TRUE(single);
+  EXPECT_TRUE(BuiltinProposer::seed_order(*single, {1, 4096}).empty());
+  EXPECT_TRUE(BuiltinProposer::seed_order(*single, {4096, 1}).empty());
+}
+
+TEST(BuiltinSeedOrder, MeasuredNvidiaTableOffersTopoGroupWithTheTable) {
+  HardwareProfile h = sm90();
+  h.dispatch = DispatchModel{"table", topo_table(), "measured", "probe"};
+  const auto order = BuiltinProposer::seed_order(h, {32, 256});
+  const auto fams = families(order);
+  ASSERT_NE(std::find(fams.begin(), fams.end(), "topo_group"), fams.end());
+  for (const auto& c : order)
+    if (c.family == "topo_group") EXPECT_EQ(c.table, topo_table());
+}
+
+TEST(BuiltinFamily, Labels) {
+  EXPECT_EQ((FamilyCandidate{"die_rr", 0}.label()), "die_rr");
+  EXPECT_EQ((FamilyCandidate{"die_chunk", 4}.label()), "die_chunk(C=4)");
+  EXPECT_EQ((FamilyCandidate{"grouped_m", 8}.label()), "grouped_m(G=8)");
+  EXPECT_EQ((FamilyCandidate{"grouped_m_die", 16}.label()), "grouped_m_die(G=16)");
+}
+
+TEST(BuiltinFamily, RenderedRegionsAreValidRegions) {
+  for (const std::string f : {"die_rr", "die_chunk", "grouped_m", "grouped_n", "grouped_m_die", "topo_group"}) {
+    FamilyCandidate c{f, BuiltinProposer::params_of(f).front()};
+    if (f == "topo_group") c.table = topo_table();
+    const std::string region = render_family(c);
+    EXPECT_TRUE(validate_region(region)) << f;
+    EXPECT_NE(region.find(c.label()), std::string::npos) << f;
+  }
+}
+
+// ---- every family is a bijection ---------------------------------------------------
+
+struct CheckCase {
+  FamilyCandidate candidate;
+  HardwareProfile hw;
+  std::string name;
+};
+
+TEST(BuiltinFamilyBijection, EveryFamilyOnRaggedGridsUnderBothProfiles) {
+  if (!test::have_tool("c++")) GTEST_SKIP() << "no host C++ compiler";
+  std::vector<TileGrid> grids;
+  auto add = [&](TileGrid g) {
+    for (const auto& x : grids)
+      if (x.m == g.m && x.n == g.n) return;
+    grids.push_back(g);
+  };
+  for (TileGrid main : {TileGrid{32, 256}, TileGrid{7, 5}, TileGrid{1, 13}})
+    for (const auto& g : ragged_grids(main)) add(g);
+
+  // Every member of every family.
+  std::vector<FamilyCandidate> candidates;
+  for (const std::string f : {"die_rr", "die_chunk", "grouped_m", "grouped_n", "grouped_m_die", "topo_group"})
+    for (int p : BuiltinProposer::params_of(f)) candidates.push_back({f, p, f == "topo_group" ? topo_table() : std::vector<int>{}});
+  ASSERT_EQ(candidates.size(), 29u);
+  std::vector<CheckCase> cases;
+  for (const auto& c : candidates) {
+    cases.push_back({c, gfx942(), "gfx942 " + c.label()});
+    cases.push_back({c, sm90(), "sm_90 " + c.label()});
+  }
+
+  test::TempDir dir;
+  // Two workers, each with its own work dir, to keep the wall time down.
+  auto worker = [&](int w) {
+    std::vector<std::string> failures;
+    RealProcessRunner runner;
+    MappingCheckOptions opts;
+    opts.work_dir = dir / ("w" + std::to_string(w));
+    opts.timeout = std::chrono::seconds(60);
+    for (std::size_t i = w; i < cases.size(); i += 2) {
+      const auto& cc = cases[i];
+      auto r = check_mapping(render_family(cc.candidate), grids, cc.hw, opts, runner);
+      if (!r) failures.push_back(cc.name + ": " + r.error().message);
+      else if (!r->ok) failures.push_back(cc.name + ": " + r->summary());
+      else if (r->grids.size() != grids.size()) failures.push_back(cc.name + ": not every grid checked");
+    }
+    return failures;
+  };
+  auto f0 = std::async(std::launch::async, worker, 0);
+  auto f1 = std::async(std::launch::async, worker, 1);
+  for (auto* f : {&f0, &f1})
+    for (const auto& msg : f->get()) ADD_FAILURE() << msg;
+}
+
+// ---- propose -----------------------------------------------------------------------
+
+const char* kKernel =
+    "// swizzleperf:default-grid 32x256\n"
+    "// swizzleperf:begin\n"
+    "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n"
+    "  return pid;\n"
+    "}\n"
+    "// swizzleperf:end\n";
+
+Attempt tried(int iteration, const std::string& family, int param, AttemptStatus st, std::optional<double> l2 = std::nullopt,
+              double ms = 1.0) {
+  Attempt a;
+  a.iteration = iteration;
+  a.proposer = "builtin";
+  a.label = FamilyCandidate{family, param}.label();
+  a.status = st;
+  a.proposal = {{"family", family}, {"param", param}};
+  if (l2) {
+    Metrics m;
+    m.l2_hit_pct = *l2;
+    a.metrics = m;
+    a.timing = Timing{ms, ms, ms, 10};
+  }
+  return a;
+}
+
+class BuiltinPropose : public ::testing::Test {
+ protected:
+  Result<Proposal> propose(const HardwareProfile& hw, const RunHistory& h, TileGrid grid = {32, 256}) {
+    auto k = KernelSource::parse(kKernel);
+    EXPECT_TRUE(k);
+    kernel_ = std::make_unique<KernelSource>(std::move(k.value()));
+    ProposalContext ctx{*kernel_, grid, hw, h, {}, {}, h.next_iteration()};
+    return proposer_.propose(ctx);
+  }
+  std::string family_of(const Proposal& p) { return p.meta.value("family", ""); }
+  int param_of(const Proposal& p) { return p.meta.value("param", -1); }
+
+  BuiltinProposer proposer_;
+  std::unique_ptr<KernelSource> kernel_;
+};
+
+TEST_F(BuiltinPropose, EmptyHistoryGivesTheFirstSeed) {
+  EXPECT_EQ(proposer_.name(), "builtin");
+  RunHistory h;
+  auto p = propose(gfx942(), h);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(family_of(*p), "die_rr");
+  EXPECT_EQ(p->label, "die_rr");
+  EXPECT_EQ(p->region, render_family({"die_rr", 0}));
+  EXPECT_FALSE(p->reasoning.empty());
+  EXPECT_TRUE(p->critique.empty());
+
+  auto q = propose(sm90(), h);
+  ASSERT_TRUE(q) << q.error().message;
+  EXPECT_EQ(family_of(*q), "grouped_m");
+  EXPECT_EQ(param_of(*q), 8);
+  EXPECT_EQ(q->label, "grouped_m(G=8)");
+  EXPECT_EQ(q->region, render_family({"grouped_m", 8}));
+}
+
+TEST_F(BuiltinPropose, NextSeedAfterTheFirst) {
+  RunHistory h;
+  h.attempts.push_back(tried(1, "die_rr", 0, AttemptStatus::ok, 80.0));
+  auto p = propose(gfx942(), h);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(family_of(*p), "grouped_m_die");
+  ASSERT_EQ(p->critique.size(), 1u);
+  EXPECT_EQ(p->critique[0]["attempt"], 1);
+}
+
+TEST_F(BuiltinPropose, BrokenFamilyIsSkipped) {
+  RunHistory h;
+  h.attempts.push_back(tried(1, "grouped_m", 8, AttemptStatus::rejected_mapping));
+  auto p = propose(sm90(), h);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(family_of(*p), "grouped_m_die");
+  EXPECT_NE(p->rationale.find("grouped_m (broke)"), std::string::npos) << p->rationale;
+
+  // Once every seed was tried, the broken family is not refined either.
+  h.attempts.push_back(tried(2, "grouped_m_die", 8, AttemptStatus::ok, 60.0));
+  h.attempts.push_back(tried(3, "grouped_n", 8, AttemptStatus::ok, 61.0));
+  h.attempts.push_back(tried(4, "die_rr", 0, AttemptStatus::ok, 62.0));
+  h.attempts.push_back(tried(5, "die_chunk", 4, AttemptStatus::ok, 63.0));
+  auto r = propose(sm90(), h);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_NE(family_of(*r), "grouped_m");
+}
+
+TEST_F(BuiltinPropose, RegressedFamilyIsSkipped) {
+  RunHistory h;
+  h.baseline = tried(0, "none", 0, AttemptStatus::ok, 70.0);
+  h.baseline->proposal = nlohmann::json::object();
+  h.attempts.push_back(tried(1, "die_rr", 0, AttemptStatus::ok, 50.0));  // far below the baseline
+  h.attempts.push_back(tried(2, "grouped_m_die", 8, AttemptStatus::ok, 75.0));
+  h.attempts.push_back(tried(3, "grouped_m", 8, AttemptStatus::ok, 72.0));
+  h.attempts.push_back(tried(4, "die_chunk", 4, AttemptStatus::ok, 71.0));
+  h.attempts.push_back(tried(5, "grouped_n", 8, AttemptStatus::ok, 71.0));
+  auto p = propose(gfx942(), h);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_NE(family_of(*p), "die_rr");
+  EXPECT_NE(p->rationale.find("die_rr (regressed L2)"), std::string::npos) << p->rationale;
+}
+
+TEST_F(BuiltinPropose, RefinesTheBestFamilyAroundItsBestParameter) {
+  RunHistory h;
+  int it = 0;
+  for (const auto& c : BuiltinProposer::seed_order(sm90(), {32, 256}))
+    h.attempts.push_back(tried(++it, c.family, c.param, AttemptStatus::ok, c.family == "grouped_m" ? 85.0 : 60.0));
+  auto p = propose(sm90(), h);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(family_of(*p), "grouped_m");
+  // Neighbours of G=8 are 4 and 16 (one power of two away).
+  EXPECT_TRUE(param_of(*p) == 4 || param_of(*p) == 16) << param_of(*p);
+  EXPECT_NE(p->reasoning.find("refining family grouped_m"), std::string::npos) << p->reasoning;
+
+  // The best member is now G=16: the next one is 32 (8 is already tried).
+  h.attempts.push_back(tried(++it, "grouped_m", 4, AttemptStatus::ok, 84.0));
+  h.attempts.push_back(tried(++it, "grouped_m", 16, AttemptStatus::ok, 90.0));
+  auto q = propose(sm90(), h);
+  ASSERT_TRUE(q) << q.error().message;
+  EXPECT_EQ(family_of(*q), "grouped_m");
+  EXPECT_EQ(param_of(*q), 32);
+}
+
+TEST_F(BuiltinPropose, MovesToTheNextFamilyWhenTheBestIsFullyExplored) {
+  RunHistory h;
+  int it = 0;
+  for (const auto& c : BuiltinProposer::seed_order(sm90(), {32, 256}))
+    h.attempts.push_back(tried(++it, c.family, c.param, AttemptStatus::ok, c.family == "grouped_m" ? 85.0 : c.family == "grouped_n" ? 70.0 : 60.0));
+  for (int g : BuiltinProposer::params_of("grouped_m"))
+    if (g != 8) h.attempts.push_back(tried(++it, "grouped_m", g, AttemptStatus::ok, 80.0));
+  auto p = propose(sm90(), h);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(family_of(*p), "grouped_n");  // second-best family
+}
+
+TEST_F(BuiltinPropose, ExhaustedWhenEverythingWasTried) {
+  RunHistory h;
+  int it = 0;
+  for (const auto& c : BuiltinProposer::seed_order(gfx942(), {32, 256}))
+    for (int p : BuiltinProposer::params_of(c.family))
+      h.attempts.push_back(tried(++it, c.family, p, AttemptStatus::ok, 50.0 + it));
+  auto p = propose(gfx942(), h);
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().message, kExhausted);
+  EXPECT_FALSE(p.error().fatal);
+}
+
+TEST_F(BuiltinPropose, ExhaustedWhenEveryFamilyBroke) {
+  RunHistory h;
+  int it = 0;
+  for (const auto& c : BuiltinProposer::seed_order(gfx942(), {1, 4096}))
+    h.attempts.push_back(tried(++it, c.family, c.param, AttemptStatus::build_failed));
+  auto p = propose(gfx942(), h, {1, 4096});
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().message, kExhausted);
+}
+
+TEST_F(BuiltinPropose, OtherProposersAttemptsAreIgnored) {
+  RunHistory h;
+  Attempt llm;
+  llm.iteration = 1;
+  llm.proposer = "llm";
+  llm.label = "llm idea";
+  llm.status = AttemptStatus::rejected_mapping;
+  h.attempts.push_back(llm);
+  auto p = propose(gfx942(), h);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(family_of(*p), "die_rr");
+  EXPECT_EQ(p->critique.size(), 1u);  // it is still critiqued
+}
+
+TEST_F(BuiltinPropose, TopoGroupKeepsTheTableWhenRefined) {
+  HardwareProfile h = sm90();
+  h.dispatch = DispatchModel{"table", topo_table(), "measured", "probe"};
+  RunHistory hist;
+  int it = 0;
+  for (const auto& c : BuiltinProposer::seed_order(h, {32, 256}))
+    hist.attempts.push_back(tried(++it, c.family, c.param, AttemptStatus::ok, c.family == "topo_group" ? 90.0 : 60.0));
+  auto p = propose(h, hist);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(family_of(*p), "topo_group");
+  FamilyCandidate want{"topo_group", param_of(*p), topo_table()};
+  EXPECT_EQ(p->region, render_family(want));
+}
+
+}  // namespace
+}  // namespace swz

@@ -1,0 +1,144 @@
+// Tests of the reports made from a hand-built run summary: the --json summary,
+// the terminal table and report.md.
+#include "swizzleperf/loop/report.h"
+
+#include <gtest/gtest.h>
+
+namespace swz {
+namespace {
+
+Attempt measured(int iteration, const std::string& label, AttemptStatus st, std::optional<double> l2,
+                 std::optional<double> ms, std::optional<double> speedup) {
+  Attempt a;
+  a.iteration = iteration;
+  a.label = label;
+  a.status = st;
+  a.region = "// region of " + label + "\n";
+  if (l2) {
+    Metrics m;
+    m.l2_hit_pct = l2;
+    m.fabric_sectors = 1000.0 * iteration + 7;
+    m.dram_read_bytes = 4096;
+    m.dram_write_bytes = 1024;
+    a.metrics = m;
+  }
+  if (ms) a.timing = Timing{*ms, *ms, *ms, 10};
+  a.speedup = speedup;
+  return a;
+}
+
+OptimizeSummary sample() {
+  OptimizeSummary s;
+  s.run_dir = "/runs/gemm";
+  s.best_kernel = "/runs/gemm/best.hip";
+  auto& h = s.history;
+  h.kernel_path = "/k/gemm.hip";
+  h.kernel_name = "gemm";
+  h.state = "completed";
+  h.hardware = {{"name", "Test GPU"}};
+  h.config = {{"stopped_because", "iteration budget reached"}};
+  h.baseline = measured(0, "identity (original region)", AttemptStatus::ok, 50.0, 2.0, 1.0);
+  h.attempts.push_back(measured(1, "die_rr", AttemptStatus::ok, 70.0, 1.6, 1.25));
+  Attempt bad = measured(2, "bad|idea", AttemptStatus::rejected_mapping, std::nullopt, std::nullopt, std::nullopt);
+  bad.reason = "NOT a bijection\non grid 7x5";
+  h.attempts.push_back(bad);
+  h.attempts.push_back(measured(3, "grouped_m(G=8)", AttemptStatus::ok, 65.0, 1.5, 2.0 / 1.5));
+  return s;
+}
+
+TEST(SummaryJson, BaselineBestAndCounts) {
+  const auto s = sample();
+  const auto j = summary_json(s);
+  EXPECT_EQ(j["kernel"], "/k/gemm.hip");
+  EXPECT_EQ(j["run_dir"], "/runs/gemm");
+  EXPECT_EQ(j["state"], "completed");
+  EXPECT_EQ(j["improved"], true);
+  EXPECT_EQ(j["attempts"], 3);
+  EXPECT_EQ(j["validated"], 2);
+  EXPECT_EQ(j["device"], "Test GPU");
+  EXPECT_EQ(j["stopped_because"], "iteration budget reached");
+  EXPECT_EQ(j["baseline"]["iteration"], 0);
+  EXPECT_EQ(j["baseline"]["l2_hit_pct"], 50.0);
+  EXPECT_EQ(j["baseline"]["median_ms"], 2.0);
+  EXPECT_EQ(j["baseline"]["dram_bytes"], 5120.0);
+  EXPECT_EQ(j["baseline"]["status"], "ok");
+  // Best = highest L2 hit (70 over 65), not the fastest.
+  EXPECT_EQ(j["best"]["iteration"], 1);
+  EXPECT_EQ(j["best"]["label"], "die_rr");
+  EXPECT_EQ(j["best"]["l2_hit_pct"], 70.0);
+  EXPECT_EQ(j["best"]["speedup"], 1.25);
+  EXPECT_EQ(j["best"]["fabric_sectors"], 1007.0);
+  EXPECT_EQ(j["best"]["region"], "// region of die_rr\n");
+  EXPECT_EQ(j["best_kernel"], "/runs/gemm/best.hip");
+  EXPECT_FALSE(j["best"].contains("reason"));
+}
+
+TEST(SummaryJson, NothingValidated) {
+  auto s = sample();
+  s.history.attempts.erase(s.history.attempts.begin());
+  s.history.attempts.pop_back();
+  s.history.config = nlohmann::json::object();
+  s.best_kernel.clear();
+  const auto j = summary_json(s);
+  EXPECT_EQ(j["improved"], false);
+  EXPECT_EQ(j["validated"], 0);
+  EXPECT_EQ(j["attempts"], 1);
+  EXPECT_FALSE(j.contains("best"));
+  EXPECT_FALSE(j.contains("best_kernel"));
+  EXPECT_FALSE(j.contains("stopped_because"));
+  EXPECT_TRUE(j.contains("baseline"));
+}
+
+TEST(SummaryJson, NotImprovedWhenBestIsNoBetter) {
+  auto s = sample();
+  s.history.attempts = {measured(1, "same", AttemptStatus::ok, 50.0, 2.1, 0.95)};
+  const auto j = summary_json(s);
+  EXPECT_EQ(j["improved"], false);
+  EXPECT_EQ(j["best"]["label"], "same");
+}
+
+TEST(SummaryTable, BaselineAndBestRows) {
+  const std::string t = render_summary_table(sample());
+  EXPECT_NE(t.find("L2 hit %"), std::string::npos) << t;
+  EXPECT_NE(t.find("baseline"), std::string::npos) << t;
+  EXPECT_NE(t.find("50.00"), std::string::npos) << t;
+  EXPECT_NE(t.find("70.00"), std::string::npos) << t;
+  EXPECT_NE(t.find("1.6000"), std::string::npos) << t;
+  EXPECT_NE(t.find("best: iteration 1 (die_rr), L2 hit +20.00 points, speedup 1.250x"), std::string::npos) << t;
+  EXPECT_NE(t.find("best kernel: /runs/gemm/best.hip"), std::string::npos) << t;
+  EXPECT_NE(t.find("improved: run completed (3 attempts); history: /runs/gemm/history.json"), std::string::npos) << t;
+  // The best row names its pattern; the failed attempt is not in the table.
+  EXPECT_EQ(t.find("bad|idea"), std::string::npos) << t;
+}
+
+TEST(SummaryTable, NothingValidatedAndInterrupted) {
+  auto s = sample();
+  s.history.attempts.resize(0);
+  s.interrupted = true;
+  const std::string t = render_summary_table(s);
+  EXPECT_NE(t.find("no attempt validated"), std::string::npos) << t;
+  EXPECT_NE(t.find("not improved: interrupted — continue with --resume /runs/gemm (0 attempts)"), std::string::npos) << t;
+  EXPECT_EQ(t.find("best kernel:"), std::string::npos) << t;
+}
+
+TEST(SummaryTable, MissingMetricsShowNa) {
+  auto s = sample();
+  s.history.baseline->metrics.reset();
+  const std::string t = render_summary_table(s);
+  EXPECT_NE(t.find("n/a"), std::string::npos) << t;
+  EXPECT_NE(t.find("L2 hit +0.00 points"), std::string::npos) << t;
+}
+
+TEST(ReportMarkdown, EveryAttemptAndTheBestRegion) {
+  const std::string md = render_report_markdown(sample());
+  EXPECT_EQ(md.rfind("# swizzleperf run: gemm\n", 0), 0u) << md;
+  EXPECT_NE(md.find("- device: Test GPU"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 0 | identity (original region) | ok | 50.00 | 2.0000 | 1.000 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1 | die_rr | ok | 70.00 | 1.6000 | 1.250 | 1007 |"), std::string::npos) << md;
+  // The reason's '|' and newline are flattened so the table stays intact.
+  EXPECT_NE(md.find("| rejected_mapping | n/a | n/a | n/a | n/a | n/a | NOT a bijection on grid 7x5 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("## Best: iteration 1 — die_rr\n\n```cpp\n// region of die_rr\n```"), std::string::npos) << md;
+}
+
+}  // namespace
+}  // namespace swz

@@ -1,0 +1,273 @@
+// Tests of the suite: the ideal hit rate, rows derived from a hand-built run
+// summary (headroom captured, DRAM sums, best pattern), shard parsing and
+// selection, and writing then merging suite summaries.
+#include "swizzleperf/loop/suite.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "support/fixtures.h"
+
+namespace swz {
+namespace {
+
+namespace fs = std::filesystem;
+
+Attempt measured(int iteration, const std::string& label, AttemptStatus st, double l2, double ms,
+                 std::optional<double> dram_read, std::optional<double> dram_write, std::optional<double> fabric) {
+  Attempt a;
+  a.iteration = iteration;
+  a.label = label;
+  a.status = st;
+  Metrics m;
+  m.l2_hit_pct = l2;
+  m.l2_sectors = 10000;
+  m.dram_read_bytes = dram_read;
+  m.dram_write_bytes = dram_write;
+  m.fabric_sectors = fabric;
+  a.metrics = m;
+  a.timing = Timing{ms, ms, ms, 10};
+  return a;
+}
+
+OptimizeSummary sample_summary() {
+  OptimizeSummary s;
+  s.run_dir = "/runs/gemm";
+  s.best_kernel = "/runs/gemm/best.hip";
+  auto& h = s.history;
+  h.kernel_name = "gemm";
+  h.kernel_path = "/k/gemm.hip";
+  // 32000 bytes = 1000 unique sectors of 10000 requested: ideal hit 90%.
+  h.config = {{"program_info", {{"footprint_bytes", 32000.0}}}};
+  h.baseline = measured(0, "identity", AttemptStatus::ok, 50.0, 2.0, 1000.0, 200.0, 500.0);
+  h.baseline->speedup = 1.0;
+  Attempt good = measured(1, "grouped_m(G=8)", AttemptStatus::ok, 70.0, 1.6, 800.0, std::nullopt, 100.0);
+  good.speedup = 1.25;
+  h.attempts.push_back(good);
+  h.attempts.push_back(measured(2, "broken", AttemptStatus::validation_failed, 99.0, 0.1, 1.0, 1.0, 1.0));
+  Attempt worse = measured(3, "grouped_n(G=8)", AttemptStatus::ok, 60.0, 1.9, 900.0, 0.0, 300.0);
+  worse.speedup = 2.0 / 1.9;
+  h.attempts.push_back(worse);
+  return s;
+}
+
+// ---- ideal hit rate --------------------------------------------------------------
+
+TEST(IdealL2HitPct, FromFootprintAndSectors) {
+  auto v = ideal_l2_hit_pct(3200.0, 1000.0);  // 100 unique sectors of 1000
+  ASSERT_TRUE(v.has_value());
+  EXPECT_DOUBLE_EQ(*v, 90.0);
+  EXPECT_DOUBLE_EQ(*ideal_l2_hit_pct(32000.0, 1000.0), 0.0);  // all compulsory
+  EXPECT_DOUBLE_EQ(*ideal_l2_hit_pct(64000.0, 1000.0), 0.0);  // clamped, never negative
+  EXPECT_FALSE(ideal_l2_hit_pct(3200.0, std::nullopt).has_value());
+  EXPECT_FALSE(ideal_l2_hit_pct(3200.0, 0.0).has_value());
+  EXPECT_FALSE(ideal_l2_hit_pct(0.0, 1000.0).has_value());
+  EXPECT_FALSE(ideal_l2_hit_pct(-5.0, 1000.0).has_value());
+}
+
+// ---- rows --------------------------------------------------------------------------
+
+TEST(SuiteRowFrom, BaselineAgainstBest) {
+  const auto r = suite_row_from(sample_summary(), 12.5);
+  EXPECT_EQ(r.kernel, "gemm");
+  EXPECT_EQ(r.run_dir, "/runs/gemm");
+  EXPECT_DOUBLE_EQ(r.wall_s, 12.5);
+  EXPECT_EQ(r.attempts, 3);
+  EXPECT_TRUE(r.validated);
+  EXPECT_TRUE(r.error.empty());
+  EXPECT_EQ(r.best_pattern, "grouped_m(G=8)");
+  EXPECT_EQ(r.iterations_to_best, 1);
+  EXPECT_EQ(r.baseline_l2, 50.0);
+  EXPECT_EQ(r.best_l2, 70.0);
+  ASSERT_TRUE(r.ideal_l2.has_value());
+  EXPECT_DOUBLE_EQ(*r.ideal_l2, 90.0);
+  ASSERT_TRUE(r.headroom_captured.has_value());
+  EXPECT_DOUBLE_EQ(*r.headroom_captured, 0.5);  // (70-50)/(90-50)
+  EXPECT_EQ(r.baseline_dram, 1200.0);           // read + write
+  EXPECT_EQ(r.best_dram, 800.0);                // write absent counts as 0
+  EXPECT_EQ(r.baseline_fabric, 500.0);
+  EXPECT_EQ(r.best_fabric, 100.0);
+  EXPECT_EQ(r.baseline_ms, 2.0);
+  EXPECT_EQ(r.best_ms, 1.6);
+  EXPECT_EQ(r.speedup, 1.25);
+}
+
+TEST(SuiteRowFrom, NothingValidated) {
+  OptimizeSummary s = sample_summary();
+  s.history.attempts.erase(s.history.attempts.begin());
+  s.history.attempts.pop_back();  // only the validation failure is left
+  const auto r = suite_row_from(s, 1.0);
+  EXPECT_FALSE(r.validated);
+  EXPECT_EQ(r.attempts, 1);
+  EXPECT_TRUE(r.best_pattern.empty());
+  EXPECT_EQ(r.iterations_to_best, 0);
+  EXPECT_FALSE(r.best_l2.has_value());
+  EXPECT_FALSE(r.best_ms.has_value());
+  EXPECT_FALSE(r.speedup.has_value());
+  EXPECT_FALSE(r.headroom_captured.has_value());
+  EXPECT_EQ(r.baseline_l2, 50.0);  // the baseline is still reported
+}
+
+TEST(SuiteRowFrom, NoFootprintMeansNoIdealAndNoHeadroom) {
+  OptimizeSummary s = sample_summary();
+  s.history.config = nlohmann::json::object();
+  const auto r = suite_row_from(s, 1.0);
+  EXPECT_FALSE(r.ideal_l2.has_value());
+  EXPECT_FALSE(r.headroom_captured.has_value());
+  EXPECT_TRUE(r.validated);
+}
+
+TEST(SuiteRowFrom, NoHeadroomWhenBaselineIsAlreadyIdeal) {
+  OptimizeSummary s = sample_summary();
+  s.history.baseline->metrics->l2_hit_pct = 95.0;  // above the 90% ideal
+  const auto r = suite_row_from(s, 1.0);
+  ASSERT_TRUE(r.ideal_l2.has_value());
+  EXPECT_FALSE(r.headroom_captured.has_value());
+}
+
+TEST(SuiteRowFrom, NoBaseline) {
+  OptimizeSummary s = sample_summary();
+  s.history.baseline.reset();
+  const auto r = suite_row_from(s, 1.0);
+  EXPECT_FALSE(r.baseline_l2.has_value());
+  EXPECT_FALSE(r.baseline_ms.has_value());
+  EXPECT_FALSE(r.ideal_l2.has_value());
+  EXPECT_TRUE(r.validated);
+}
+
+// ---- shards ------------------------------------------------------------------------
+
+TEST(ParseShard, Valid) {
+  auto a = parse_shard("1/2");
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_EQ(*a, (std::pair<int, int>{1, 2}));
+  auto b = parse_shard("3/3");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(*b, (std::pair<int, int>{3, 3}));
+  auto c = parse_shard("1/1");
+  ASSERT_TRUE(c);
+}
+
+TEST(ParseShard, Invalid) {
+  for (const std::string s : {"0/2", "3/2", "1/0", "-1/2", "a/b", "12", "", "/", "1/"}) {
+    auto r = parse_shard(s);
+    EXPECT_FALSE(r) << "'" << s << "' accepted";
+    if (!r) EXPECT_NE(r.error().message.find("is not i/n"), std::string::npos) << r.error().message;
+  }
+}
+
+TEST(ParseShard, TrailingGarbageIsRejected) {
+  std::vector<std::string> accepted;
+  for (const std::string s : {"1/2x", "1.5/2", "1/2/3"})
+    if (parse_shard(s)) accepted.push_back(s);
+  if (!accepted.empty())
+    GTEST_SKIP() << "BUG: parse_shard accepts malformed shards (std::stoi stops at the first non-digit): '"
+                 << accepted.front() << "' is taken as a valid i/n";
+  SUCCEED();
+}
+
+TEST(SelectShard, RoundRobinPartition) {
+  std::vector<fs::path> k;
+  for (int i = 0; i < 7; ++i) k.push_back("k" + std::to_string(i) + ".hip");
+  EXPECT_EQ(select_shard(k, 1, 2), (std::vector<fs::path>{"k0.hip", "k2.hip", "k4.hip", "k6.hip"}));
+  EXPECT_EQ(select_shard(k, 2, 2), (std::vector<fs::path>{"k1.hip", "k3.hip", "k5.hip"}));
+  EXPECT_EQ(select_shard(k, 1, 1), k);
+  // For any n, the shards are disjoint and together hold every kernel.
+  for (int n = 1; n <= 9; ++n) {
+    std::multiset<fs::path> all;
+    for (int i = 1; i <= n; ++i)
+      for (const auto& p : select_shard(k, i, n)) all.insert(p);
+    EXPECT_EQ(all, std::multiset<fs::path>(k.begin(), k.end())) << "n=" << n;
+  }
+  EXPECT_TRUE(select_shard({}, 1, 3).empty());
+}
+
+// ---- write and merge ---------------------------------------------------------------
+
+SuiteRow row(const std::string& kernel, bool validated) {
+  OptimizeSummary s = sample_summary();
+  s.history.kernel_name = kernel;
+  if (!validated) s.history.attempts.clear();
+  SuiteRow r = suite_row_from(s, 3.0);
+  if (!validated) r.error = "build failed: \"x\"";
+  return r;
+}
+
+TEST(SuiteSummary, WritesMarkdownCsvAndJson) {
+  test::TempDir dir;
+  const auto out = dir / "shard1";
+  SuiteRow a = row("gemm", true);
+  a.best_pattern = "grouped_m(G=8), \"quoted\"";
+  ASSERT_TRUE(write_suite_summary(out, {a, row("spmv", false)}, {{"device", "Test GPU"}}));
+  ASSERT_TRUE(fs::exists(out / "suite-summary.json"));
+  ASSERT_TRUE(fs::exists(out / "suite-summary.csv"));
+  ASSERT_TRUE(fs::exists(out / "suite-summary.md"));
+
+  auto j = nlohmann::json::parse(test::read_text(out / "suite-summary.json"));
+  EXPECT_EQ(j["device"], "Test GPU");
+  ASSERT_EQ(j["kernels"].size(), 2u);
+  EXPECT_DOUBLE_EQ(j["total_wall_s"].get<double>(), 6.0);
+  EXPECT_EQ(j["kernels"][1]["best_l2_hit_pct"], nullptr);  // absent values are null
+
+  const std::string csv = test::read_text(out / "suite-summary.csv");
+  EXPECT_EQ(csv.rfind("kernel,validated,baseline_l2_hit_pct,best_l2_hit_pct,ideal_l2_hit_pct,headroom_captured,", 0), 0u) << csv;
+  EXPECT_NE(csv.find("\ngemm,true,50.00,70.00,90.00,0.500,1200,800,500,100,2.0000,1.6000,1.250,"
+                     "\"grouped_m(G=8), \"\"quoted\"\"\",1,3,3.0,\"\"\n"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("\nspmv,false,50.00,,90.00,,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\"build failed: \"\"x\"\"\""), std::string::npos) << csv;
+  int lines = 0;
+  for (char c : csv) lines += c == '\n';
+  EXPECT_EQ(lines, 3);
+
+  const std::string md = test::read_text(out / "suite-summary.md");
+  EXPECT_NE(md.find("- device: Test GPU"), std::string::npos) << md;
+  EXPECT_NE(md.find("| gemm | yes | 50.00 → 70.00 | 90.00 | 50% |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| spmv | failed: build failed"), std::string::npos) << md;
+
+  // Written atomically: no temp files left behind.
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(out)) ++files;
+  EXPECT_EQ(files, 3);
+}
+
+TEST(SuiteSummary, MergeJoinsShardsInKernelOrder) {
+  test::TempDir dir;
+  const SuiteRow gemm = row("gemm", true), spmv = row("spmv", false), atax = row("atax", true), zeta = row("zeta", true);
+  ASSERT_TRUE(write_suite_summary(dir / "s1", {zeta, gemm}, {{"device", "A"}}));
+  ASSERT_TRUE(write_suite_summary(dir / "s2", {spmv, atax}, {{"device", "A"}}));
+  auto merged = merge_suite_summaries({dir / "s1", dir / "s2"});
+  ASSERT_TRUE(merged) << merged.error().message;
+  ASSERT_EQ(merged->size(), 4u);
+  EXPECT_EQ((*merged)[0].kernel, "atax");
+  EXPECT_EQ((*merged)[1].kernel, "gemm");
+  EXPECT_EQ((*merged)[2].kernel, "spmv");
+  EXPECT_EQ((*merged)[3].kernel, "zeta");
+  // Every field survives the JSON round trip.
+  EXPECT_EQ(nlohmann::json((*merged)[1]), nlohmann::json(gemm));
+  EXPECT_EQ(nlohmann::json((*merged)[2]), nlohmann::json(spmv));
+  const SuiteRow& g = (*merged)[1];
+  EXPECT_EQ(g.headroom_captured, 0.5);
+  EXPECT_EQ(g.best_pattern, "grouped_m(G=8)");
+  EXPECT_EQ(g.iterations_to_best, 1);
+  EXPECT_FALSE((*merged)[2].best_l2.has_value());
+  EXPECT_EQ((*merged)[2].error, "build failed: \"x\"");
+}
+
+TEST(SuiteSummary, MergeRefusesMissingAndForeignDirs) {
+  test::TempDir dir;
+  auto missing = merge_suite_summaries({dir / "nope"});
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("suite output dir"), std::string::npos) << missing.error().message;
+  test::write_text(dir / "bad" / "suite-summary.json", "{\"something\": 1}");
+  auto foreign = merge_suite_summaries({dir / "bad"});
+  ASSERT_FALSE(foreign);
+  EXPECT_NE(foreign.error().message.find("not a swizzleperf suite summary"), std::string::npos);
+  test::write_text(dir / "junk" / "suite-summary.json", "{{{");
+  EXPECT_FALSE(merge_suite_summaries({dir / "junk"}));
+}
+
+}  // namespace
+}  // namespace swz
