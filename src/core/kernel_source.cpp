@@ -75,7 +75,7 @@ Result<KernelSource> KernelSource::parse(std::string text, std::filesystem::path
   int begins = 0, ends = 0;
   std::optional<std::size_t> begin_line_end, end_line_begin;
   int line_no = 0, begin_no = 0;
-  static const std::regex grid_re(R"(//\s*swizzleperf:default-grid\s+(\d+)\s*x\s*(\d+))");
+  static const std::regex grid_re(R"(//\s*swizzleperf:default-grid\s+(\d{1,8})\s*x\s*(\d{1,8})\b)");
   for (const auto& line : split_lines(k.text_)) {
     ++line_no;
     std::string t = trim(std::string_view(k.text_).substr(line.begin, line.end - line.begin));

@@ -117,8 +117,10 @@ Result<std::pair<int, int>> parse_shard(const std::string& s) {
   auto slash = s.find('/');
   try {
     if (slash == std::string::npos) throw 0;
-    int i = std::stoi(s.substr(0, slash)), n = std::stoi(s.substr(slash + 1));
-    if (n < 1 || i < 1 || i > n) throw 0;
+    std::size_t ui = 0, un = 0;
+    const std::string a = s.substr(0, slash), b = s.substr(slash + 1);
+    int i = std::stoi(a, &ui), n = std::stoi(b, &un);
+    if (ui != a.size() || un != b.size() || n < 1 || i < 1 || i > n) throw 0;
     return std::pair{i, n};
   } catch (...) {
     return make_error("--shard '" + s + "' is not i/n with 1 <= i <= n (e.g. 1/2)");
@@ -184,7 +186,14 @@ Result<std::vector<SuiteRow>> merge_suite_summaries(const std::vector<std::files
     ss << in.rdbuf();
     auto j = nlohmann::json::parse(ss.str(), nullptr, false);
     if (j.is_discarded() || !j.contains("kernels")) return make_error(p.string() + " is not a swizzleperf suite summary");
-    for (const auto& k : j["kernels"]) rows.push_back(k.get<SuiteRow>());
+    for (const auto& k : j["kernels"]) {
+      auto row = k.get<SuiteRow>();
+      // A kernel in several inputs (an interrupted shard rerun elsewhere): keep the
+      // validated row, else the later one.
+      auto same = std::find_if(rows.begin(), rows.end(), [&](const SuiteRow& r) { return r.kernel == row.kernel; });
+      if (same == rows.end()) rows.push_back(row);
+      else if (row.validated || !same->validated) *same = row;
+    }
   }
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.kernel < b.kernel; });
   return rows;
