@@ -25,6 +25,7 @@ def main():
             r["size"] = h.get("config", {}).get("program_info", {}).get("size")
             r["grid"] = h.get("config", {}).get("program_info", {}).get("grid")
             r["statuses"] = [x["status"] for x in h.get("attempts", [])]
+            r["state"] = h.get("state")
     total = sum(r.get("wall_s") or 0 for r in rows)
     res = {"device": device, "date": a.date, "command": a.command, "total_wall_s": total, "kernels": rows}
     os.makedirs(a.out_dir, exist_ok=True)
@@ -48,7 +49,11 @@ def main():
             f(r.get("baseline_fabric_sectors"), "{:.3g}"), f(r.get("best_fabric_sectors"), "{:.3g}"),
             f(r.get("baseline_ms"), "{:.4f}"), f(r.get("best_ms"), "{:.4f}"), f(r.get("speedup"), "{:.3f}"),
             r.get("best_pattern", ""), r.get("iterations_to_best", ""), f(r.get("wall_s"), "{:.0f}")))
-    L += ["", "Attempt outcomes per kernel: " + "; ".join(f"{r['kernel']}: {', '.join(r.get('statuses', []))}" for r in rows)]
+    L += ["", "Attempt outcomes per kernel (run state in brackets; 'interrupted' = cut short by the device command's time limit): " +
+          "; ".join(f"{r['kernel']} [{r.get('state')}]: {', '.join(r.get('statuses', []))}" for r in rows),
+          "", "Where the ideal is below the baseline (write-heavy kernels: black_scholes, transpose, smith_waterman) the",
+          "compulsory-miss estimate (unique bytes / 32 over all sector requests) does not bound the measured rate, so no headroom",
+          "fraction is shown; ncu counts write sectors as L2 hits, which that estimate does not model."]
     open(stem + ".md", "w").write("\n".join(L) + "\n")
     print(stem + ".md")
 

@@ -46,11 +46,16 @@ int cmd_suite(const std::vector<std::string>& args) {
     out = fs::path("runs") / ("suite-" + s);
   }
   if (r.count("merge")) {
+    // `--merge a b c` leaves b and c as positionals; `--merge a,b,c` works too.
     std::vector<fs::path> dirs;
     for (const auto& d : r["merge"].as<std::vector<std::string>>()) dirs.emplace_back(d);
+    if (r.count("kernels"))
+      for (const auto& d : r["kernels"].as<std::vector<std::string>>()) dirs.emplace_back(d);
     auto rows = merge_suite_summaries(dirs);
     if (!rows) return report_error(rows.error().message);
-    nlohmann::json meta = {{"merged_from", r["merge"].as<std::vector<std::string>>()}, {"date", stamp}};
+    std::vector<std::string> from;
+    for (const auto& d : dirs) from.push_back(d.string());
+    nlohmann::json meta = {{"merged_from", from}, {"date", stamp}};
     if (auto st = write_suite_summary(out, *rows, meta); !st) return report_error(st.error().message);
     std::printf("merged %zu kernel(s) into %s\n", rows->size(), (out / "suite-summary.md").string().c_str());
     return kExitOk;

@@ -252,3 +252,31 @@ TEST(NcuParser, TruncatedRowNamesTheLine) {
 
 }  // namespace
 }  // namespace swz
+
+// Captured by swizzleperf itself on the H100 (2026-11-22): the baselines of the
+// gemm bench and of softmax in the suite. Expected values are the ones those runs
+// recorded in their history.json.
+namespace {
+
+TEST(NcuParserRealCapture, SwizzleperfGemmBaselineOnTheH100) {
+  auto m = swz::parse_ncu_csv(swz::test::read_text(swz::test::fixture_path("ncu/real_h100_gemm_swizzleperf.csv")));
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(m->launches, 1);
+  EXPECT_DOUBLE_EQ(*m->l2_sectors, 304279006.0);
+  EXPECT_DOUBLE_EQ(*m->l2_hits, 105171313.0);
+  EXPECT_DOUBLE_EQ(*m->fabric_sectors, 76125656.0);
+  EXPECT_DOUBLE_EQ(*m->dram_read_bytes, 4250600192.0);
+  EXPECT_NEAR(*m->l2_hit_pct, 34.56, 0.005);  // ncu's own printed rate
+}
+
+TEST(NcuParserRealCapture, SwizzleperfSoftmaxTwoKernelsSumAcrossLaunches) {
+  auto m = swz::parse_ncu_csv(swz::test::read_text(swz::test::fixture_path("ncu/real_h100_softmax_swizzleperf.csv")));
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(m->launches, 2);
+  EXPECT_DOUBLE_EQ(*m->l2_sectors, 613536661.0);
+  EXPECT_DOUBLE_EQ(*m->l2_hits, 210269931.0);
+  EXPECT_DOUBLE_EQ(*m->fabric_sectors, 203309359.0);
+  EXPECT_NEAR(*m->l2_hit_pct, 100.0 * 210269931.0 / 613536661.0, 1e-9);
+}
+
+}  // namespace
