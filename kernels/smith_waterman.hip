@@ -107,8 +107,8 @@ class SmithWatermanProgram : public SwzProgram {
   const char* name() const override { return "smith_waterman"; }
   const char* kernel_regex() const override { return "smith_waterman_kernel"; }
   // 8192 x 8192 cells (the paper's largest Smith-Waterman size, A.6): 128 x 128 tiles,
-  // 255 wavefront launches of <= 128 blocks, ~1.5 ms per pass (measured 6.16 ms at
-  // 16384^2 with 511 launches). Kept below the ~5 ms target because the profiler
+  // 255 wavefront launches of <= 128 blocks; 3.01 ms per pass on the H100 (suite
+  // baseline, 2026-11-22; 6.16 ms at 16384^2 with 511 launches). Kept below the ~5 ms target because the profiler
   // replays every launch: 511 launches per profile made one attempt take minutes.
   SwzSize default_size() const override { return {8192, 8192}; }
   std::vector<SwzSize> verify_sizes() const override {
