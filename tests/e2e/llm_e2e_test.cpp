@@ -109,3 +109,41 @@ TEST(LlmOptimizeE2E, DumpPromptCallsNothing) {
 
 }  // namespace
 }  // namespace swz::test
+
+namespace swz::test {
+namespace {
+
+// A candidate that crashes or hangs on the GPU is a failed attempt, not the end
+// of the run (the fake toolchain acts on the magic words in the region).
+TEST(LlmOptimizeE2E, CandidateThatCrashesOrHangsIsRecordedAndTheRunGoesOn) {
+  ChatServer server;
+  server.push_completion("analysis");
+  auto with_word = [](const char* word) {
+    return "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n  // " +
+           std::string(word) + "\n  return num_pids - 1 - pid;\n}\n";
+  };
+  server.push_completion(reply(with_word("SWZ_FAKE_CRASH"), 0));
+  std::string hang = grouped(4);  // a different mapping, so it is not a duplicate
+  hang.insert(hang.find('\n') + 1, "  // SWZ_FAKE_HANG\n");
+  server.push_completion(reply(hang, 1));
+  server.push_completion(reply(grouped(8), 2));
+  TempDir tmp;
+  write_text(tmp / "gemm.hip", read_text(source_dir() / "kernels" / "gemm.hip"));
+  auto r = run_cli({"optimize", (tmp / "gemm.hip").string(), "--proposer", "llm", "--base-url", server.base_url(),
+                    "--iterations", "3", "--backend", "cuda", "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu",
+                    (fake_dir() / "fake_ncu").string(), "--run-dir", (tmp / "run").string(), "--reps", "3",
+                    "--run-timeout", "3"},
+                   tmp.path(), {}, 180);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto h = nlohmann::json::parse(read_text(tmp / "run" / "history.json"));
+  ASSERT_EQ(h["attempts"].size(), 3u) << h["attempts"].dump(1);
+  EXPECT_EQ(h["attempts"][0]["status"], "run_failed");
+  EXPECT_NE(h["attempts"][0]["reason"].get<std::string>().find("signal 6"), std::string::npos) << h["attempts"][0]["reason"];
+  EXPECT_EQ(h["attempts"][1]["status"], "run_failed");
+  EXPECT_NE(h["attempts"][1]["reason"].get<std::string>().find("timed out"), std::string::npos) << h["attempts"][1]["reason"];
+  EXPECT_EQ(h["attempts"][2]["status"], "ok");
+  EXPECT_EQ(h["state"], "completed");
+}
+
+}  // namespace
+}  // namespace swz::test

@@ -338,3 +338,22 @@ TEST(CheckE2E, GemmIdentityIsABijectionAndHalfIsNot) {
 
 }  // namespace
 }  // namespace swz::test
+
+namespace swz::test {
+namespace {
+
+TEST(CheckE2E, EveryShippedKernelIsABijectionUnderBothModels) {
+  int kernels = 0;
+  for (const auto& e : fs::directory_iterator(source_dir() / "kernels")) {
+    if (e.path().extension() != ".hip") continue;
+    ++kernels;
+    for (const char* arch : {"gfx942", "sm_90"}) {
+      auto r = run_cli({"check", e.path().string(), "--arch", arch});
+      EXPECT_EQ(r.exit_code, 0) << e.path() << " " << arch << ": " << r.out << r.err;
+    }
+  }
+  EXPECT_EQ(kernels, 10);
+}
+
+}  // namespace
+}  // namespace swz::test
