@@ -409,6 +409,22 @@ Result<OptimizeSummary> Optimizer::run() {
       a.status = AttemptStatus::proposal_failed;
       a.reason = proposal.error().message;
       a.started_at = now_iso8601();
+      // A failed LLM call still cost tokens and time: keep its usage and latency
+      // (the full exchange stays in the attempt's reply.json).
+      std::error_code rec;
+      if (fs::exists(dir / "reply.json", rec)) {
+        auto j = nlohmann::json::parse(read_all(dir / "reply.json"), nullptr, false);
+        if (!j.is_discarded() && j.contains("calls") && j["calls"].is_array()) {
+          nlohmann::json calls = nlohmann::json::array();
+          for (const auto& c : j["calls"]) {
+            nlohmann::json kept = nlohmann::json::object();
+            for (const char* k : {"purpose", "usage", "latency_s", "finish_reason", "http_status", "attempts"})
+              if (c.contains(k)) kept[k] = c[k];
+            calls.push_back(kept);
+          }
+          a.proposal["calls"] = calls;
+        }
+      }
     } else {
       a = evaluate(iteration, proposal.value(), dir);
       if (interrupt_requested()) {

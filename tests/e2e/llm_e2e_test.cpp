@@ -55,6 +55,7 @@ TEST(LlmOptimizeE2E, FiveIterationsWithFaultsKeepGoingAndNeverLeakTheKey) {
   EXPECT_EQ(a[2]["status"], "rejected_mapping");
   EXPECT_NE(a[2]["reason"].get<std::string>().find("NOT a bijection"), std::string::npos);
   EXPECT_EQ(a[3]["status"], "proposal_failed");
+  EXPECT_TRUE(a[3]["proposal"].contains("calls")) << a[3].dump(1);  // the failed call's usage is kept
   EXPECT_EQ(a[4]["status"], "ok");
   for (const auto& at : a) {
     if (at["status"] == "proposal_failed") continue;
