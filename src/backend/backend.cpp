@@ -76,6 +76,42 @@ ProgramRun Backend::run_program(const fs::path& exe, const std::vector<std::stri
   return r;
 }
 
+std::string tool_or_default(const std::string& configured, const char* name, const char* fallback) {
+  if (!configured.empty()) return configured;
+  if (!find_executable(name).empty()) return name;
+  if (!find_executable(fallback).empty()) return fallback;
+  return name;
+}
+
+Result<BuildResult> Backend::run_compiler(std::vector<std::string> argv, const std::string& tool) {
+  BuildResult b;
+  b.argv = std::move(argv);
+  auto r = runner_.run(ProcessSpec{b.argv, {}, {}, tools_.build_timeout});
+  b.seconds = r.seconds;
+  b.log = r.out + r.err;
+  if (!r.started)
+    return make_error("cannot run " + tool + " (" + b.argv.front() + "): " + tail_lines(r.err, 1) + "; pass --" + tool + " PATH");
+  if (r.interrupted) return make_error("interrupted");
+  b.ok = r.success();
+  if (!b.ok) b.failure = tool + " " + r.describe() + ": " + tail_lines(b.log, 1);
+  return b;
+}
+
+Result<HardwareProfile> Backend::query_with_program(const fs::path& work_dir, const std::string& vendor) {
+  BuildRequest req{support_dir() / "device_query.hip", work_dir / "device_query", 1, {}};
+  auto built = build(req);
+  if (!built) return built.error();
+  if (!built->ok) return make_error("cannot build the device query program: " + built->failure);
+  auto run = run_program(req.output, {}, tools_.run_timeout);
+  if (!run.process.success() || run.json.is_null())
+    return make_error("no " + vendor + " GPU answered the device query (" + run.process.describe() + ": " +
+                      tail_lines(run.process.err + run.process.out, 1) + ")");
+  auto profile = profile_from_device_query(run.json);
+  if (!profile) return profile.error();
+  if (!tools_.arch.empty()) profile->arch = tools_.arch;
+  return profile;
+}
+
 Result<std::unique_ptr<Backend>> make_backend(const std::string& which, ProcessRunner& runner,
                                               const ToolOptions& tools) {
   if (which == "cuda") return std::unique_ptr<Backend>(std::make_unique<CudaBackend>(runner, tools));

@@ -12,16 +12,6 @@
 
 namespace swz {
 
-namespace {
-
-std::string tool_or_default(const std::string& configured, const char* name, const char* fallback) {
-  if (!configured.empty()) return configured;
-  if (!find_executable(name).empty()) return name;
-  if (!find_executable(fallback).empty()) return fallback;
-  return name;
-}
-
-}  // namespace
 
 std::string CudaBackend::compiler_path() const {
   return tool_or_default(tools_.compiler, "nvcc", "/usr/local/cuda/bin/nvcc");
@@ -51,32 +41,12 @@ std::vector<std::string> CudaBackend::build_argv(const BuildRequest& req, const 
 }
 
 Result<BuildResult> CudaBackend::build(const BuildRequest& req) {
-  BuildResult b;
-  const auto compiler = compiler_path();
-  b.argv = build_argv(req, compiler);
-  ProcessSpec spec{b.argv, {}, {}, tools_.build_timeout};
-  auto r = runner_.run(spec);
-  b.seconds = r.seconds;
-  b.log = r.out + r.err;
-  if (!r.started) return make_error("cannot run nvcc (" + compiler + "): " + tail_lines(r.err, 1) + "; pass --nvcc PATH");
-  if (r.interrupted) return make_error("interrupted");
-  b.ok = r.success();
-  if (!b.ok) b.failure = "nvcc " + r.describe() + ": " + tail_lines(b.log, 1);
-  return b;
+  return run_compiler(build_argv(req, compiler_path()), "nvcc");
 }
 
 Result<HardwareProfile> CudaBackend::query_device(const fs::path& work_dir) {
-  BuildRequest req{support_dir() / "device_query.hip", work_dir / "device_query", 1, {}};
-  auto built = build(req);
-  if (!built) return built.error();
-  if (!built->ok) return make_error("cannot build the device query program: " + built->failure);
-  auto run = run_program(req.output, {}, tools_.run_timeout);
-  if (!run.process.success() || run.json.is_null())
-    return make_error("no NVIDIA GPU answered the device query (" + run.process.describe() + ": " +
-                      tail_lines(run.process.err + run.process.out, 1) + ")");
-  auto profile = profile_from_device_query(run.json);
-  if (!profile) return profile.error();
-  if (!tools_.arch.empty()) profile->arch = tools_.arch;
+  auto profile = query_with_program(work_dir, "NVIDIA");
+  if (!profile) return profile;
   // A probe measured on this very device (same name, driver, SM count) replaces the
   // arch table's assumed dispatch model.
   if (auto probe = probe::load_cached_probe(*profile)) probe::apply_probe(*profile, *probe);

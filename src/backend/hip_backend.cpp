@@ -12,13 +12,6 @@ namespace swz {
 
 namespace {
 
-std::string tool_or_default(const std::string& configured, const char* name, const char* fallback) {
-  if (!configured.empty()) return configured;
-  if (!find_executable(name).empty()) return name;
-  if (!find_executable(fallback).empty()) return fallback;
-  return name;
-}
-
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
@@ -51,34 +44,12 @@ std::vector<std::string> HipBackend::build_argv(const BuildRequest& req, const s
 }
 
 Result<BuildResult> HipBackend::build(const BuildRequest& req) {
-  BuildResult b;
-  const auto compiler = compiler_path();
-  b.argv = build_argv(req, compiler);
-  ProcessSpec spec{b.argv, {}, {}, tools_.build_timeout};
-  auto r = runner_.run(spec);
-  b.seconds = r.seconds;
-  b.log = r.out + r.err;
-  if (!r.started) return make_error("cannot run hipcc (" + compiler + "): " + tail_lines(r.err, 1) + "; pass --hipcc PATH");
-  if (r.interrupted) return make_error("interrupted");
-  b.ok = r.success();
-  if (!b.ok) b.failure = "hipcc " + r.describe() + ": " + tail_lines(b.log, 1);
-  return b;
+  return run_compiler(build_argv(req, compiler_path()), "hipcc");
 }
 
 Result<HardwareProfile> HipBackend::query_device(const fs::path& work_dir) {
   // Without --arch, hipcc asks rocm_agent_enumerator for the installed GPU.
-  BuildRequest req{support_dir() / "device_query.hip", work_dir / "device_query", 1, {}};
-  auto built = build(req);
-  if (!built) return built.error();
-  if (!built->ok) return make_error("cannot build the device query program: " + built->failure);
-  auto run = run_program(req.output, {}, tools_.run_timeout);
-  if (!run.process.success() || run.json.is_null())
-    return make_error("no AMD GPU answered the device query (" + run.process.describe() + ": " +
-                      tail_lines(run.process.err + run.process.out, 1) + ")");
-  auto profile = profile_from_device_query(run.json);
-  if (!profile) return profile.error();
-  if (!tools_.arch.empty()) profile->arch = tools_.arch;
-  return profile;
+  return query_with_program(work_dir, "AMD");
 }
 
 std::vector<std::string> HipBackend::profile_argv(const ProfileRequest& req, const std::string& rocprof,

@@ -82,9 +82,20 @@ class Backend {
   ProcessRunner& runner() { return runner_; }
 
  protected:
+  // Runs a compiler argv; `tool` ("nvcc", "hipcc") names it in messages and in the
+  // option that points at it (--nvcc, --hipcc).
+  Result<BuildResult> run_compiler(std::vector<std::string> argv, const std::string& tool);
+  // Builds and runs kernels/support/device_query.hip with this backend and turns its
+  // JSON into a profile; `vendor` ("NVIDIA", "AMD") words the no-GPU error.
+  Result<HardwareProfile> query_with_program(const fs::path& work_dir, const std::string& vendor);
+
   ProcessRunner& runner_;
   ToolOptions tools_;
 };
+
+// The configured path, else `name` if it is on PATH, else `fallback` if that
+// exists, else `name` (so the error names what was looked for).
+std::string tool_or_default(const std::string& configured, const char* name, const char* fallback);
 
 // Where kernels/support lives: $SWIZZLEPERF_SUPPORT_DIR, then next to the
 // executable (../kernels/support, ../share/swizzleperf/support), then the source tree.
