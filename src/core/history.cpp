@@ -192,7 +192,7 @@ std::string now_iso8601() {
 }
 
 std::string content_hash(std::string_view text) {
-  std::uint64_t h = 1469598103934665603ull;
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a 64 offset basis
   for (unsigned char c : text) {
     h ^= c;
     h *= 1099511628211ull;
