@@ -82,11 +82,14 @@ std::string render_report_markdown(const OptimizeSummary& s) {
                      h.hardware.value("name", "?"), h.state, h.created_at, h.updated_at);
   out += "| iter | pattern | status | L2 hit % | median ms | speedup | fabric sectors | DRAM bytes | note |\n";
   out += "|---:|---|---|---:|---:|---:|---:|---:|---|\n";
-  auto row = [&](const Attempt& a) {
-    std::string note = a.reason;
-    for (auto& c : note)
+  auto cell = [](std::string text) {  // a table cell: no column breaks, one line
+    for (auto& c : text)
       if (c == '|' || c == '\n') c = ' ';
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", a.iteration, a.label, to_string(a.status),
+    return text;
+  };
+  auto row = [&](const Attempt& a) {
+    const std::string note = cell(a.reason);
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", a.iteration, cell(a.label), to_string(a.status),
                        opt_num(l2(a)), opt_num(ms(a), "{:.4f}"), opt_num(a.speedup, "{:.3f}"),
                        opt_num(fabric(a), "{:.0f}"), opt_num(dram(a), "{:.4g}"), note.substr(0, 160));
   };
