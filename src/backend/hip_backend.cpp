@@ -10,17 +10,6 @@
 
 namespace swz {
 
-namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-}  // namespace
-
 std::string HipBackend::compiler_path() const { return tool_or_default(tools_.compiler, "hipcc", "/opt/rocm/bin/hipcc"); }
 std::string HipBackend::profiler_path() const { return tool_or_default(tools_.profiler, "rocprofv3", "/opt/rocm/bin/rocprofv3"); }
 
@@ -76,7 +65,11 @@ Result<Metrics> HipBackend::profile(const ProfileRequest& req) {
   if (!r.success()) return make_error("rocprofv3 " + r.describe() + ": " + tail_lines(r.out + r.err, 1));
   for (auto it = fs::recursive_directory_iterator(out_dir, ec); it != fs::recursive_directory_iterator(); ++it) {
     if (it->path().filename().string().ends_with("counter_collection.csv"))
-      return parse_rocprof_counters(slurp(it->path()), req.kernel_regex);
+    {
+      auto csv = read_file(it->path());
+      if (!csv) return csv.error();
+      return parse_rocprof_counters(*csv, req.kernel_regex);
+    }
   }
   return make_error("rocprofv3 wrote no counter_collection.csv under " + out_dir.string());
 }

@@ -31,17 +31,13 @@ int cmd_build(const std::vector<std::string>& args) {
   std::string out = r["output"].as<std::string>();
   if (out.empty()) out = k->name();
   std::string which = r["backend"].as<std::string>();
-  ToolOptions tools = tool_options_from(r);
   RealProcessRunner runner;
   if (which == "auto") {
     // Building needs no GPU: prefer the toolchain that is installed.
-    CudaBackend probe_cuda(runner, tools);
+    CudaBackend probe_cuda(runner, tool_options_from(r, "cuda"));
     which = probe_cuda.preflight(false) ? "cuda" : "hip";
   }
-  if (which == "hip") {
-    tools.compiler = r["hipcc"].as<std::string>();
-    tools.profiler = r["rocprof"].as<std::string>();
-  }
+  ToolOptions tools = tool_options_from(r, which);
   auto backend = make_backend(which, runner, tools);
   if (!backend) return report_error(backend.error().message);
   if (auto st = (*backend)->preflight(false); !st) return report_error(st.error().message);

@@ -83,11 +83,7 @@ int cmd_optimize(const std::vector<std::string>& args) {
 
   std::string backend_name = r["backend"].as<std::string>();
   if (opt.resume && !r.count("backend") && previous.config.contains("backend")) backend_name = previous.config["backend"].get<std::string>();
-  ToolOptions tools = tool_options_from(r);
-  if (backend_name == "hip") {
-    tools.compiler = r["hipcc"].as<std::string>();
-    tools.profiler = r["rocprof"].as<std::string>();
-  }
+  ToolOptions tools = tool_options_from(r, backend_name);
   std::string proposer_name = r["proposer"].as<std::string>();
   if (opt.resume && !r.count("proposer") && previous.config.contains("proposer")) proposer_name = previous.config["proposer"].get<std::string>();
   if (r.count("dump-prompt")) {

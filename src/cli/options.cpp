@@ -32,17 +32,13 @@ void add_backend_options(cxxopts::Options& o) {
       ("profile-timeout", "seconds before a profiler run is killed", cxxopts::value<int>()->default_value("300"));
 }
 
-ToolOptions tool_options_from(const cxxopts::ParseResult& r) {
+ToolOptions tool_options_from(const cxxopts::ParseResult& r, const std::string& backend) {
   ToolOptions t;
-  const std::string backend = r["backend"].as<std::string>();
+  // Each backend reads its own tool pair; auto starts from the NVIDIA pair.
   if (backend == "hip") {
     t.compiler = r["hipcc"].as<std::string>();
     t.profiler = r["rocprof"].as<std::string>();
-  } else if (backend == "cuda") {
-    t.compiler = r["nvcc"].as<std::string>();
-    t.profiler = r["ncu"].as<std::string>();
   } else {
-    // auto: both sets may be given; the chosen backend reads its own pair.
     t.compiler = r["nvcc"].as<std::string>();
     t.profiler = r["ncu"].as<std::string>();
   }

@@ -108,7 +108,7 @@ int cmd_probe(const std::vector<std::string>& args) {
   if (!r.unmatched().empty()) return report_error("probe takes no positional arguments (got '" + r.unmatched().front() + "')");
   probe::ProbeOptions po;
   po.backend = r["backend"].as<std::string>();
-  po.tools = tool_options_from(r);
+  po.tools = tool_options_from(r, po.backend);
   po.out = r["out"].as<std::string>();
   po.work_dir = r["work-dir"].as<std::string>();
   po.ref_sm = r["ref"].as<int>();

@@ -78,12 +78,8 @@ int cmd_suite(const std::vector<std::string>& args) {
   }
   kernels = select_shard(kernels, shard->first, shard->second);
   RealProcessRunner runner;
-  ToolOptions tools = tool_options_from(r);
   const std::string backend_name = r["backend"].as<std::string>();
-  if (backend_name == "hip") {
-    tools.compiler = r["hipcc"].as<std::string>();
-    tools.profiler = r["rocprof"].as<std::string>();
-  }
+  ToolOptions tools = tool_options_from(r, backend_name);
   auto backend = make_backend(backend_name, runner, tools);
   if (!backend) return report_error(backend.error().message);
   auto proposer = make_proposer(r["proposer"].as<std::string>(), r);

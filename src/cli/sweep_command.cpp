@@ -73,12 +73,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
   opt.time_reps = r["reps"].as<int>();
   opt.host_cxx = r["host-cxx"].as<std::string>();
   RealProcessRunner runner;
-  ToolOptions tools = tool_options_from(r);
   const std::string which = r["backend"].as<std::string>();
-  if (which == "hip") {
-    tools.compiler = r["hipcc"].as<std::string>();
-    tools.profiler = r["rocprof"].as<std::string>();
-  }
+  ToolOptions tools = tool_options_from(r, which);
   auto backend = make_backend(which, runner, tools);
   if (!backend) return report_error(backend.error().message);
   auto report = run_sweep(**backend, runner, opt);

@@ -161,12 +161,18 @@ Status save_history(const std::filesystem::path& path, const RunHistory& history
   return write_file_atomic(path, nlohmann::json(copy).dump(2) + "\n");
 }
 
-Result<RunHistory> load_history(const std::filesystem::path& path) {
+Result<std::string> read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("cannot read history " + path.string());
+  if (!in) return make_error("cannot read " + path.string());
   std::stringstream ss;
   ss << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  return ss.str();
+}
+
+Result<RunHistory> load_history(const std::filesystem::path& path) {
+  auto text = read_file(path);
+  if (!text) return make_error("cannot read history " + path.string());
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded())
     return make_error("history " + path.string() + " is corrupt (not valid JSON); it was left untouched — start a new run with --run-dir or restore the file");
   if (!j.is_object() || j.value("format", "") != kHistoryFormat)

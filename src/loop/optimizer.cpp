@@ -25,13 +25,6 @@ double secs_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::string mapping_hash(const std::vector<std::uint32_t>& mapping) {
   std::string bytes(reinterpret_cast<const char*>(mapping.data()), mapping.size() * sizeof(std::uint32_t));
   return content_hash(bytes);
@@ -54,7 +47,11 @@ bool OptimizeSummary::improved() const {
 }
 
 std::string compare_outputs(const fs::path& a, const fs::path& b, double tol) {
-  const std::string x = read_all(a), y = read_all(b);
+  auto ra = read_file(a), rb = read_file(b);
+  if (!ra) return ra.error().message;
+  if (!rb) return rb.error().message;
+  const std::string& x = *ra;
+  const std::string& y = *rb;
   if (x.size() != y.size()) return fmt::format("output sizes differ ({} vs {} bytes)", x.size(), y.size());
   if (tol <= 0) {
     std::size_t diff = 0, first = std::string::npos;
@@ -413,7 +410,8 @@ Result<OptimizeSummary> Optimizer::run() {
       // (the full exchange stays in the attempt's reply.json).
       std::error_code rec;
       if (fs::exists(dir / "reply.json", rec)) {
-        auto j = nlohmann::json::parse(read_all(dir / "reply.json"), nullptr, false);
+        auto text = read_file(dir / "reply.json");
+        auto j = nlohmann::json::parse(text ? *text : std::string(), nullptr, false);
         if (!j.is_discarded() && j.contains("calls") && j["calls"].is_array()) {
           nlohmann::json calls = nlohmann::json::array();
           for (const auto& c : j["calls"]) {

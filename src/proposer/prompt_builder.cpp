@@ -1,6 +1,8 @@
 // PromptBuilder; see prompt_builder.h for the contract.
 #include "swizzleperf/proposer/prompt_builder.h"
 
+#include "swizzleperf/core/history.h"
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -22,14 +24,6 @@ std::string trim(std::string_view s) {
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
   while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
   return std::string(s.substr(b, e - b));
-}
-
-Result<std::string> read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return make_error("cannot read prompt template " + p.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 std::string group_thousands(double v) {
@@ -215,11 +209,11 @@ Result<PromptTemplates> load_prompt_templates(const fs::path& dir) {
                {"architecture_overload.md", &t.architecture_overload}};
   for (auto& item : items) {
     auto text = read_file(dir / item.file);
-    if (!text) return text.error();
+    if (!text) return make_error("cannot read prompt template " + (dir / item.file).string());
     *item.into = std::move(*text);
   }
   auto schema_text = read_file(dir / "reply_schema.json");
-  if (!schema_text) return schema_text.error();
+  if (!schema_text) return make_error("cannot read prompt template " + (dir / "reply_schema.json").string());
   auto schema = nlohmann::json::parse(*schema_text, nullptr, false);
   if (schema.is_discarded() || !schema.is_object())
     return make_error("prompt file " + (dir / "reply_schema.json").string() + " is not a JSON object");

@@ -27,7 +27,9 @@ int host_only_analysis(const KernelSource& kernel, const std::string& arch, cons
 
 // Option groups reused by several subcommands.
 void add_backend_options(cxxopts::Options& o);
-ToolOptions tool_options_from(const cxxopts::ParseResult& r);
+// The tool options for `backend` (cuda, hip or auto): each reads its own --nvcc/--ncu
+// or --hipcc/--rocprof pair.
+ToolOptions tool_options_from(const cxxopts::ParseResult& r, const std::string& backend);
 
 // Parses args with cxxopts; on a parse error returns false with a one-line message.
 bool parse_args(cxxopts::Options& o, const std::vector<std::string>& args, cxxopts::ParseResult& out,

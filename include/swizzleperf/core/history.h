@@ -88,6 +88,9 @@ Status save_history(const std::filesystem::path& path, const RunHistory& history
 // Refuses: unreadable, not JSON, not a swizzleperf history, newer schema.
 Result<RunHistory> load_history(const std::filesystem::path& path);
 
+// The whole file as bytes; an Error naming the path when it cannot be read.
+Result<std::string> read_file(const std::filesystem::path& path);
+
 // Writes text atomically (same temp + rename discipline), for reports and best.hip.
 Status write_file_atomic(const std::filesystem::path& path, const std::string& text);
 
