@@ -10,10 +10,12 @@ namespace swz::test {
 
 namespace fs = std::filesystem;
 
-inline fs::path source_dir() { return SWZ_TEST_SOURCE_DIR; }
-inline fs::path fixture_path(const std::string& rel) { return fs::path(SWZ_TEST_FIXTURE_DIR) / rel; }
-inline fs::path binary_path() { return SWZ_TEST_BINARY; }
-inline fs::path fake_dir() { return SWZ_TEST_FAKE_DIR; }
+// Defined in paths.cpp, the one file compiled with the build's paths, so every
+// other test file compiles the same in any checkout (ccache hits across worktrees).
+fs::path source_dir();
+fs::path fixture_path(const std::string& rel);
+fs::path binary_path();
+fs::path fake_dir();
 
 std::string read_text(const fs::path& p);
 void write_text(const fs::path& p, const std::string& text);

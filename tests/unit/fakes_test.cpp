@@ -104,7 +104,7 @@ json last_json(const ProcRun& r) {
   return lines.empty() ? json() : json::parse(lines.back(), nullptr, false);
 }
 
-std::string fake(const std::string& name) { return std::string(SWZ_TEST_FAKE_DIR) + "/" + name; }
+std::string fake(const std::string& name) { return (swz::test::fake_dir() / name).string(); }
 
 std::string kernel_file(const std::string& body, const std::string& extra = "") {
   return "#include \"swz_harness.h\"\n// swizzleperf:default-grid 16x16\n" + extra +
