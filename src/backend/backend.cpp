@@ -8,6 +8,7 @@
 
 #include "swizzleperf/backend/cuda_backend.h"
 #include "swizzleperf/backend/hip_backend.h"
+#include "swizzleperf/core/hardware_profile.h"
 
 namespace swz {
 
@@ -106,10 +107,7 @@ Result<HardwareProfile> Backend::query_with_program(const fs::path& work_dir, co
   if (!run.process.success() || run.json.is_null())
     return make_error("no " + vendor + " GPU answered the device query (" + run.process.describe() + ": " +
                       tail_lines(run.process.err + run.process.out, 1) + ")");
-  auto profile = profile_from_device_query(run.json);
-  if (!profile) return profile.error();
-  if (!tools_.arch.empty()) profile->arch = tools_.arch;
-  return profile;
+  return assemble_hardware_profile(run.json, tools_.arch);
 }
 
 Result<std::unique_ptr<Backend>> make_backend(const std::string& which, ProcessRunner& runner,

@@ -7,8 +7,6 @@
 
 #include "swizzleperf/backend/ncu_parser.h"
 #include "swizzleperf/core/history.h"
-#include "swizzleperf/probe/probe_runner.h"
-#include "swizzleperf/probe/topology.h"
 
 namespace swz {
 
@@ -45,12 +43,7 @@ Result<BuildResult> CudaBackend::build(const BuildRequest& req) {
 }
 
 Result<HardwareProfile> CudaBackend::query_device(const fs::path& work_dir) {
-  auto profile = query_with_program(work_dir, "NVIDIA");
-  if (!profile) return profile;
-  // A probe measured on this very device (same name, driver, SM count) replaces the
-  // arch table's assumed dispatch model.
-  if (auto probe = probe::load_cached_probe(*profile)) probe::apply_probe(*profile, *probe);
-  return profile;
+  return query_with_program(work_dir, "NVIDIA");
 }
 
 std::vector<std::string> CudaBackend::profile_argv(const ProfileRequest& req, const std::string& ncu) const {

@@ -22,7 +22,7 @@ int cmd_build(const std::vector<std::string>& args) {
   std::string err;
   if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf build --help')");
   if (r.count("help")) {
-    std::puts(o.help({"", "Backend"}).c_str());
+    std::fputs(help_text(o, {"", "Backend"}).c_str(), stdout);
     return kExitOk;
   }
   if (!r.count("kernel")) return report_error("build needs a kernel file: swizzleperf build KERNEL.hip -o OUT");

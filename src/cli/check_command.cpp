@@ -28,7 +28,7 @@ int cmd_check(const std::vector<std::string>& args) {
   std::string err;
   if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf check --help')");
   if (r.count("help")) {
-    std::puts(o.help().c_str());
+    std::fputs(help_text(o).c_str(), stdout);
     return kExitOk;
   }
   if (!r.count("kernel")) return report_error("check needs a kernel file: swizzleperf check KERNEL.hip");

@@ -46,7 +46,7 @@ int cmd_optimize(const std::vector<std::string>& args) {
   std::string err;
   if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf optimize --help')");
   if (r.count("help")) {
-    std::puts(o.help({"", "Run", "Proposer", "LLM", "Backend"}).c_str());
+    std::fputs(help_text(o, {"", "Run", "Proposer", "LLM", "Backend"}).c_str(), stdout);
     return kExitOk;
   }
 

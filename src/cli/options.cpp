@@ -49,6 +49,50 @@ ToolOptions tool_options_from(const cxxopts::ParseResult& r, const std::string& 
   return t;
 }
 
+namespace {
+
+// Drops cxxopts' trailing "(default: ...)" when the line has an earlier "default"
+// of its own, and any "(default: "")".
+std::string one_default(std::string line) {
+  const std::string empty = " (default: \"\")";
+  if (auto p = line.find(empty); p != std::string::npos) line.erase(p, empty.size());
+  const auto last = line.rfind(" (default: ");
+  if (last != std::string::npos && line.back() == ')') {
+    const auto earlier = line.substr(0, last);
+    if (earlier.find("default") != std::string::npos) line.erase(last);
+  }
+  return line;
+}
+
+// Wraps an option line at `width`, continuation lines indented to the column where
+// the description starts (cxxopts pads the option column with spaces).
+std::string wrap(const std::string& line, std::size_t width) {
+  if (line.size() <= width) return line;
+  std::size_t col = line.find("  ", 2);
+  while (col != std::string::npos && col < line.size() && line[col] == ' ') ++col;
+  if (col == std::string::npos || col >= width / 2) col = 8;
+  std::string out, cur = line;
+  while (cur.size() > width) {
+    auto cut = cur.rfind(' ', width);
+    if (cut == std::string::npos || cut <= col) break;
+    out += cur.substr(0, cut) + "\n";
+    cur = std::string(col, ' ') + cur.substr(cut + 1);
+  }
+  return out + cur;
+}
+
+}  // namespace
+
+std::string help_text(cxxopts::Options& o, const std::vector<std::string>& groups) {
+  o.set_width(10000);  // one line per option: the suffix rule above reads whole lines
+  const std::string raw = groups.empty() ? o.help() : o.help(groups);
+  std::string out;
+  std::stringstream ss(raw);
+  std::string line;
+  while (std::getline(ss, line)) out += wrap(one_default(line), 100) + "\n";
+  return out;
+}
+
 bool parse_args(cxxopts::Options& o, const std::vector<std::string>& args, cxxopts::ParseResult& out,
                 std::string& error) {
   std::vector<const char*> argv{"swizzleperf"};

@@ -102,7 +102,7 @@ int cmd_probe(const std::vector<std::string>& args) {
   std::string err;
   if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf probe --help')");
   if (r.count("help")) {
-    std::puts(o.help().c_str());
+    std::fputs(help_text(o).c_str(), stdout);
     return kExitOk;
   }
   if (!r.unmatched().empty()) return report_error("probe takes no positional arguments (got '" + r.unmatched().front() + "')");

@@ -35,7 +35,7 @@ int cmd_suite(const std::vector<std::string>& args) {
   std::string err;
   if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf suite --help')");
   if (r.count("help")) {
-    std::puts(o.help({"", "Suite", "Proposer", "LLM", "Backend"}).c_str());
+    std::fputs(help_text(o, {"", "Suite", "Proposer", "LLM", "Backend"}).c_str(), stdout);
     return kExitOk;
   }
   const auto stamp = now_iso8601();

@@ -2,7 +2,6 @@
 // baseline across sizes.
 #include <fmt/format.h>
 
-#include <fstream>
 #include <sstream>
 
 #include "swizzleperf/cli/app.h"
@@ -30,7 +29,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   std::string err;
   if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf sweep --help')");
   if (r.count("help")) {
-    std::puts(o.help({"", "Sweep", "Backend"}).c_str());
+    std::fputs(help_text(o, {"", "Sweep", "Backend"}).c_str(), stdout);
     return kExitOk;
   }
   if (!r.count("kernel")) return report_error("sweep needs a kernel file: swizzleperf sweep KERNEL.hip --run RUN_DIR --sizes ...");
@@ -58,11 +57,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
     opt.region = best->region;
     opt.label = best->label;
   } else if (auto file = r["region"].as<std::string>(); !file.empty()) {
-    std::ifstream in(file);
-    if (!in) return report_error("cannot read region file " + file);
-    std::stringstream rs;
-    rs << in.rdbuf();
-    opt.region = rs.str();
+    auto text = read_file(file);
+    if (!text) return report_error(text.error().message + " (--region names a file holding a swizzle region)");
+    opt.region = *text;
     opt.label = std::filesystem::path(file).filename().string();
   } else {
     return report_error("sweep needs a pattern: --run RUN_DIR (its best attempt) or --region FILE");

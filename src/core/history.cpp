@@ -1,6 +1,7 @@
 // History persistence and ranking. The file is the run's source of truth:
 // --resume reads it back, reports are made from it, and it is replaced only
-// through write_file_atomic so a crash leaves either the old or the new file.
+// through write_file_atomic (core/file_io) so a crash leaves either the old or
+// the new file.
 #include "swizzleperf/core/history.h"
 
 #include <fcntl.h>
@@ -127,46 +128,10 @@ const Attempt* RunHistory::best() const {
   return best;
 }
 
-Status write_file_atomic(const std::filesystem::path& path, const std::string& text) {
-  const auto tmp = path.string() + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return make_error("cannot write " + tmp + ": " + strerror(errno));
-  std::size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return make_error("cannot write " + tmp + ": " + strerror(e));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    return make_error("cannot flush " + tmp + ": " + strerror(errno));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    return make_error("cannot replace " + path.string() + ": " + strerror(e));
-  }
-  return ok_status();
-}
-
 Status save_history(const std::filesystem::path& path, const RunHistory& history) {
   RunHistory copy = history;
   copy.updated_at = now_iso8601();
   return write_file_atomic(path, nlohmann::json(copy).dump(2) + "\n");
-}
-
-Result<std::string> read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("cannot read " + path.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 Result<RunHistory> load_history(const std::filesystem::path& path) {

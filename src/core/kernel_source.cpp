@@ -5,10 +5,11 @@
 
 #include <dtl/dtl.hpp>
 
-#include <fstream>
 #include <regex>
 #include <sstream>
 #include <vector>
+
+#include "swizzleperf/core/file_io.h"
 
 namespace swz {
 
@@ -112,11 +113,9 @@ Result<KernelSource> KernelSource::load(const std::filesystem::path& path) {
     return make_error("kernel file " + path.string() + " does not exist");
   if (std::filesystem::is_directory(path, ec))
     return make_error(path.string() + " is a directory, not a kernel file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("cannot read kernel file " + path.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path);
+  auto text = read_file(path);
+  if (!text) return make_error(text.error().message + " (the kernel file)");
+  return parse(*text, path);
 }
 
 std::string KernelSource::name() const { return path_.empty() ? "kernel" : path_.stem().string(); }

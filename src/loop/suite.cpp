@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 
 #include "swizzleperf/core/history.h"
@@ -180,11 +179,9 @@ Result<std::vector<SuiteRow>> merge_suite_summaries(const std::vector<std::files
   std::vector<SuiteRow> rows;
   for (const auto& d : dirs) {
     const auto p = d / "suite-summary.json";
-    std::ifstream in(p);
-    if (!in) return make_error("cannot read " + p.string() + ": is " + d.string() + " a suite output dir?");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+    auto text = read_file(p);
+    if (!text) return make_error(text.error().message + " (is " + d.string() + " a suite output dir?)");
+    auto j = nlohmann::json::parse(*text, nullptr, false);
     if (j.is_discarded() || !j.contains("kernels")) return make_error(p.string() + " is not a swizzleperf suite summary");
     for (const auto& k : j["kernels"]) {
       auto row = k.get<SuiteRow>();

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
 #include "swizzleperf/backend/cuda_backend.h"
@@ -412,64 +411,6 @@ ProbeResult assemble_amd_probe(const HardwareProfile& hw, const nlohmann::json& 
   r.how["gpc_groups"] = fact("unknown", "low", "not probed on AMD");
   r.how["driver_version"] = fact(r.driver_version >= 0 ? "device query" : "unknown", r.driver_version >= 0 ? "high" : "low");
   return r;
-}
-
-// ---- cache --------------------------------------------------------------------------
-
-fs::path probe_cache_dir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x && fs::path(x).is_absolute()) return fs::path(x) / "swizzleperf";
-  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "swizzleperf";
-  return {};
-}
-
-std::string probe_cache_name(const std::string& device_name, int driver_version, int sm_count) {
-  std::string s;
-  for (char c : device_name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-';
-    if (ok) {
-      s += c;
-    } else if (s.empty() || s.back() != '_') {
-      s += '_';
-    }
-  }
-  while (!s.empty() && (s.back() == '_' || s.back() == '.')) s.pop_back();
-  while (!s.empty() && (s.front() == '_' || s.front() == '.')) s.erase(0, 1);
-  if (s.empty()) s = "unknown";
-  if (s.size() > 100) s.resize(100);
-  return fmt::format("probe-{}-{}-{}.json", s, driver_version, sm_count);
-}
-
-Status save_probe(const ProbeResult& result, const fs::path& path) {
-  std::error_code ec;
-  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-  nlohmann::json j = result;
-  return write_file_atomic(path, j.dump(2) + "\n");
-}
-
-Result<ProbeResult> load_probe(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("cannot read " + path.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto j = nlohmann::json::parse(ss.str(), nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("device_name") || !j.contains("how"))
-    return make_error(path.string() + " is not a swizzleperf probe result");
-  if (j.value("schema_version", 1) > 1) return make_error(path.string() + " was written by a newer swizzleperf");
-  try {
-    return j.get<ProbeResult>();
-  } catch (const nlohmann::json::exception& e) {
-    return make_error(path.string() + ": " + e.what());
-  }
-}
-
-std::optional<ProbeResult> load_cached_probe(const HardwareProfile& hw) {
-  const auto dir = probe_cache_dir();
-  if (dir.empty()) return std::nullopt;
-  const int driver = hw.device_query.is_object() ? hw.device_query.value("driver_version", -1) : -1;
-  auto r = load_probe(dir / probe_cache_name(hw.name, driver, hw.compute_units));
-  if (!r) return std::nullopt;
-  if (r->device_name != hw.name || r->sm_count != hw.compute_units || r->driver_version != driver) return std::nullopt;
-  return std::move(*r);
 }
 
 // ---- running ----------------------------------------------------------------------

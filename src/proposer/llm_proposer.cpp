@@ -1,8 +1,6 @@
 // LlmProposer; see llm_proposer.h for the contract.
 #include "swizzleperf/proposer/llm_proposer.h"
 
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -19,11 +17,9 @@ constexpr const char* kMemoryAnalysisFormat = "swizzleperf-memory-analysis";
 
 std::optional<std::string> read_cached_analysis(const ProposalContext& context) {
   if (context.run_dir.empty()) return std::nullopt;
-  std::ifstream in(context.run_dir / kMemoryAnalysisFile, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+  auto text = read_file(context.run_dir / kMemoryAnalysisFile);
+  if (!text) return std::nullopt;
+  auto j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded() || !j.is_object() || j.value("format", "") != kMemoryAnalysisFormat)
     return std::nullopt;
   // A cache from another kernel (or an edited one) would mislead every prompt.

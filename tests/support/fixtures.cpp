@@ -41,6 +41,21 @@ TempDir::~TempDir() {
   fs::remove_all(path_, ec);
 }
 
+ScopedEnv::ScopedEnv(const char* name, const std::string& value) : name_(name) {
+  if (const char* old = std::getenv(name)) {
+    old_ = old;
+    had_ = true;
+  }
+  ::setenv(name, value.c_str(), 1);
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (had_)
+    ::setenv(name_, old_.c_str(), 1);
+  else
+    ::unsetenv(name_);
+}
+
 bool have_tool(const std::string& tool) {
   if (tool.find('/') != std::string::npos) return ::access(tool.c_str(), X_OK) == 0;
   const char* path = std::getenv("PATH");

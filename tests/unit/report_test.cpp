@@ -4,27 +4,18 @@
 
 #include <gtest/gtest.h>
 
+#include "support/builders.h"
+
 namespace swz {
 namespace {
 
 Attempt measured(int iteration, const std::string& label, AttemptStatus st, std::optional<double> l2,
                  std::optional<double> ms, std::optional<double> speedup) {
-  Attempt a;
-  a.iteration = iteration;
-  a.label = label;
-  a.status = st;
-  a.region = "// region of " + label + "\n";
-  if (l2) {
-    Metrics m;
-    m.l2_hit_pct = l2;
-    m.fabric_sectors = 1000.0 * iteration + 7;
-    m.dram_read_bytes = 4096;
-    m.dram_write_bytes = 1024;
-    a.metrics = m;
-  }
-  if (ms) a.timing = Timing{*ms, *ms, *ms, 10};
-  a.speedup = speedup;
-  return a;
+  test::AttemptBuilder b(iteration);
+  b.label(label).status(st).region("// region of " + label + "\n").speedup(speedup);
+  if (l2) b.metrics(test::metrics_with(*l2, 4096, 1024, 1000.0 * iteration + 7));
+  if (ms) b.ms(*ms);
+  return b;
 }
 
 OptimizeSummary sample() {

@@ -31,6 +31,13 @@ void add_backend_options(cxxopts::Options& o);
 // or --hipcc/--rocprof pair.
 ToolOptions tool_options_from(const cxxopts::ParseResult& r, const std::string& backend);
 
+// The --help text of `o` (the given groups, or all): each default said once. cxxopts
+// appends "(default: X)" to every option with a default value, "(default: \"\")"
+// for empty ones; where the description already says its default (e.g. "default:
+// PATH, then /usr/local/cuda/bin"), or the value is empty (nothing to say), that
+// suffix is dropped. Long lines are wrapped under the description column.
+std::string help_text(cxxopts::Options& o, const std::vector<std::string>& groups = {});
+
 // Parses args with cxxopts; on a parse error returns false with a one-line message.
 bool parse_args(cxxopts::Options& o, const std::vector<std::string>& args, cxxopts::ParseResult& out,
                 std::string& error);

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "swizzleperf/core/file_io.h"
 #include "swizzleperf/core/metrics.h"
 #include "swizzleperf/core/result.h"
 
@@ -87,12 +88,6 @@ void from_json(const nlohmann::json& j, RunHistory& h);
 Status save_history(const std::filesystem::path& path, const RunHistory& history);
 // Refuses: unreadable, not JSON, not a swizzleperf history, newer schema.
 Result<RunHistory> load_history(const std::filesystem::path& path);
-
-// The whole file as bytes; an Error naming the path when it cannot be read.
-Result<std::string> read_file(const std::filesystem::path& path);
-
-// Writes text atomically (same temp + rename discipline), for reports and best.hip.
-Status write_file_atomic(const std::filesystem::path& path, const std::string& text);
 
 // Ranking used by best(): true when a is better than b.
 bool better_attempt(const Attempt& a, const Attempt& b);

@@ -104,17 +104,6 @@ Result<ProbeResult> assemble_cuda_probe(const CudaProbeInputs& in);
 // xcc is null (how = "arch table").
 ProbeResult assemble_amd_probe(const HardwareProfile& hw, const nlohmann::json& xcc, std::vector<std::string> notes);
 
-// ---- cache ------------------------------------------------------------------------
-
-// $XDG_CACHE_HOME/swizzleperf, else $HOME/.cache/swizzleperf; empty when neither is set.
-fs::path probe_cache_dir();
-// "probe-NVIDIA_H100_80GB_HBM3-13000-132.json": characters outside [A-Za-z0-9._-] become '_'.
-std::string probe_cache_name(const std::string& device_name, int driver_version, int sm_count);
-// The cached probe of this device (name, driver_version from the device query, SM
-// count), if one was written by `swizzleperf probe` and still parses.
-std::optional<ProbeResult> load_cached_probe(const HardwareProfile& hw);
-
-Status save_probe(const ProbeResult& result, const fs::path& path);
-Result<ProbeResult> load_probe(const fs::path& path);
+// The cache (probe_cache_dir, load_cached_probe, save_probe, load_probe): core/probe_record.h.
 
 }  // namespace swz::probe
