@@ -135,30 +135,49 @@ __device__ __forceinline__ void gemm_tile_mma(const uint16_t* __restrict__ A,
     cp_async_commit();
   }
 
-  for (int kt = 0; kt < k_tiles; ++kt) {
-    cp_async_wait<kStages - 2>();  // k-slice kt has landed (this thread's copies) ...
-    __syncthreads();               // ... everyone's, and slice kt-1's stage is free again
-    const int next = kt + kStages - 1;
-    if (next < k_tiles) load_stage(smem, next % kStages, next, A, Bt, M, N, K, row0, col0);
-    cp_async_commit();
-
-    const uint16_t* sA = smem + (kt % kStages) * kStageHalves;
+  // Fragments are double-buffered across k16 steps: step kk's mma run while step kk+1's
+  // ldmatrix are in flight. The last step of a k-slice waits for the next slice (CUTLASS's
+  // multistage order); the barrier there also frees the stage the next cp.async overwrites.
+  constexpr int kSteps = kBK / 16;
+  uint32_t af[2][4][4], bf[2][4][4];
+  auto load_frags = [&](int buf, const uint16_t* sA, int kk) {
     const uint16_t* sB = sA + kBM * kBK;
 #pragma unroll
-    for (int kk = 0; kk < kBK / 16; ++kk) {
-      uint32_t af[4][4], bf[4][4];
+    for (int mi = 0; mi < 4; ++mi)  // rows lane%16, k chunk 2kk + lane/16
+      ldmatrix_x4(af[buf][mi], sA + smem_off(wm + mi * 16 + (lane & 15), kk * 2 + (lane >> 4)));
 #pragma unroll
-      for (int mi = 0; mi < 4; ++mi)  // rows lane%16, k chunk 2kk + lane/16
-        ldmatrix_x4(af[mi], sA + smem_off(wm + mi * 16 + (lane & 15), kk * 2 + (lane >> 4)));
+    for (int nj = 0; nj < 4; ++nj)  // two n8 blocks: n lane%8 (+8 for lanes 16..31)
+      ldmatrix_x4(bf[buf][nj], sB + smem_off(wn + nj * 16 + (lane & 7) + ((lane >> 4) << 3),
+                                              kk * 2 + ((lane >> 3) & 1)));
+  };
+  cp_async_wait<kStages - 2>();
+  __syncthreads();
+  if (k_tiles > 0) load_frags(0, smem, 0);
+
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    const uint16_t* sA = smem + (kt % kStages) * kStageHalves;
 #pragma unroll
-      for (int nj = 0; nj < 4; ++nj)  // two n8 blocks: n lane%8 (+8 for lanes 16..31)
-        ldmatrix_x4(bf[nj], sB + smem_off(wn + nj * 16 + (lane & 7) + ((lane >> 4) << 3),
-                                          kk * 2 + ((lane >> 3) & 1)));
+    for (int kk = 0; kk < kSteps; ++kk) {
+      if (kk == kSteps - 1) {
+        cp_async_wait<kStages - 2>();  // slice kt+1 has landed (this thread's copies) ...
+        __syncthreads();               // ... everyone's; and all reads of slice kt-1 are done
+      }
+      if (kk == kSteps - 1) {
+        if (kt + 1 < k_tiles) load_frags((kk + 1) % 2, smem + ((kt + 1) % kStages) * kStageHalves, 0);
+      } else {
+        load_frags((kk + 1) % 2, sA, kk + 1);
+      }
+      if (kk == 0) {  // refill the stage slice kt-1 used (freed by the last barrier)
+        const int next = kt + kStages - 1;
+        if (next < k_tiles) load_stage(smem, next % kStages, next, A, Bt, M, N, K, row0, col0);
+        cp_async_commit();
+      }
 #pragma unroll
       for (int mi = 0; mi < 4; ++mi)
 #pragma unroll
         for (int ni = 0; ni < 8; ++ni)
-          mma_16816(acc[mi][ni], af[mi], bf[ni / 2][(ni % 2) * 2], bf[ni / 2][(ni % 2) * 2 + 1]);
+          mma_16816(acc[mi][ni], af[kk % 2][mi], bf[kk % 2][ni / 2][(ni % 2) * 2],
+                    bf[kk % 2][ni / 2][(ni % 2) * 2 + 1]);
     }
   }
   cp_async_wait<0>();
