@@ -8,11 +8,11 @@ OUT=${OUT:-bench/out}; mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH
 B=$(mktemp -d)
 NV=(nvcc -x cu -std=c++17 -O3 -arch=sm_90 -I kernels/support/hip_on_cuda -I kernels/support -DSWZ_NUM_DIES=2)
-ORDERS=${ORDERS:-"identity colmajor colgrouped:8 colgrouped:32"}
+ORDERS=${ORDERS:-"identity colmajor colgrouped:8 colgrouped:32"}  # tc_region.py orders
 SIZES=${SIZES:-"4,32,32,8192,1 4,32,8,8192,1 4,32,32,8192,2"}
 REPS=${REPS:-10}
 for o in $ORDERS; do
-  f=${o/:/}
+  f=${o//:/_}
   python3 bench/tc_region.py kernels/tc/attention_fwd.hip $B/$f.hip $o
   "${NV[@]}" -o $B/$f $B/$f.hip &
 done
@@ -27,7 +27,7 @@ for s in $SIZES; do
   IFS=, read b h kvh sq mk <<< "$s"
   r=$(python3 bench/tc_reference/sdpa.py $b $h $kvh $sq $mk $REPS | tail -1); rec sdpa "sdpa.py $b $h $kvh $sq $mk $REPS" "$r"
   for o in $ORDERS; do
-    f=${o/:/}
+    f=${o//:/_}
     r=$($B/$f time --size $s --reps $REPS | tail -1); rec "$f" "time --size $s --reps $REPS" "$r"
   done
 done

@@ -4,6 +4,7 @@
 Usage: tc_region.py SRC OUT ORDER   with ORDER one of
   identity | grouped:G (Triton grouped order over m) | colmajor (tile t' = (pid % m) * n + pid / m)
   | colgrouped:G (column-major in bands of G columns)
+  | longest:G (bands of G columns, rows descending) | gqa:G:S (the proposer's gqa_group)
 For bench calibration only (the tool's own proposer is what optimize uses)."""
 import re
 import sys
@@ -21,13 +22,24 @@ ORDERS = {
   const unsigned pid_n = first_n + (pid % height) % gs, pid_m = (pid % height) / gs;
   return pid_m * grid.n + pid_n;
 """,
+    "longest": """  const unsigned G = {g}u, height = G * grid.m, first_n = pid / height * G;
+  const unsigned gs = grid.n - first_n < G ? grid.n - first_n : G;
+  const unsigned pid_n = first_n + (pid % height) % gs, pid_m = grid.m - 1 - (pid % height) / gs;
+  return pid_m * grid.n + pid_n;
+""",
+    "gqa": """  const unsigned G = {g}u, S = {s}u;
+  if (grid.n % (G * S) != 0) return pid;
+  const unsigned span = G * grid.m, group = pid / span, r = pid % span;
+  return (r / G) * grid.n + group % S + S * ((group / S) * G + r % G);
+""",
 }
 
 
 def main():
     src, out, order = sys.argv[1:4]
-    name, _, g = order.partition(":")
-    body = ORDERS[name].format(g=g)
+    name, _, params = order.partition(":")
+    g, _, st = params.partition(":")
+    body = ORDERS[name].format(g=g, s=st)
     text = open(src).read()
     region = ("// swizzleperf:begin\nSWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, "
               "SwizzleGrid grid) {\n" + body + "}\n// swizzleperf:end\n")
