@@ -225,6 +225,10 @@ class SwzProgram {
   // does not depend on block order. Only kernels that reduce across blocks in an
   // order-dependent way (float atomics) may return more.
   virtual double dump_tol() const { return 0.0; }
+  // Optional hints for the tool's proposer, reported by `info` as "hints":{...}: JSON object
+  // members without the braces, e.g. "\"causal\":true,\"n_group\":4". Empty (the default):
+  // no "hints" field.
+  virtual std::string info_hints(const SwzSize&) const { return ""; }
 
   // GPU work. setup: allocate with swz_alloc, fill inputs from SwzRng(seed), upload, keep
   // host copies for reference(). The harness poisons the output (0xFF bytes: NaN for
@@ -426,6 +430,8 @@ inline void compare(const SwzProgram& prog, const SwzSize& size, const std::vect
 }
 
 inline int mode_info(const SwzProgram& prog, const Args& a) {
+  const std::string h = prog.info_hints(a.size);
+  const std::string hints = h.empty() ? "" : ",\"hints\":{" + h + "}";
   const SwizzleGrid g = prog.grid(a.size);
   std::string vs = "[";
   const auto sizes = prog.verify_sizes();
@@ -434,10 +440,10 @@ inline int mode_info(const SwzProgram& prog, const Args& a) {
   std::printf(
       "{\"kernel\":\"%s\",\"kernel_regex\":\"%s\",\"size\":%s,\"grid\":{\"m\":%u,\"n\":%u},"
       "\"num_pids\":%llu,\"footprint_bytes\":%llu,\"num_dies\":%d,\"dump_tol\":%g,"
-      "\"verify_sizes\":%s}\n",
+      "\"verify_sizes\":%s%s}\n",
       json_escape(prog.name()).c_str(), json_escape(prog.kernel_regex()).c_str(),
       fmt_size(a.size).c_str(), g.m, g.n, prog.num_pids(a.size), prog.footprint_bytes(a.size),
-      static_cast<int>(SWZ_NUM_DIES), prog.dump_tol(), vs.c_str());
+      static_cast<int>(SWZ_NUM_DIES), prog.dump_tol(), vs.c_str(), hints.c_str());
   return 0;
 }
 

@@ -30,8 +30,10 @@ namespace {
 std::vector<fs::path> kernel_files() {
   std::vector<fs::path> out;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(source_dir() / "kernels", ec))
-    if (e.is_regular_file() && e.path().extension() == ".hip") out.push_back(e.path());
+  // The paper's suite (kernels/*.hip) and the tensor-core kernels (kernels/tc/*.hip).
+  for (const char* dir : {"kernels", "kernels/tc"})
+    for (const auto& e : fs::directory_iterator(source_dir() / dir, ec))
+      if (e.is_regular_file() && e.path().extension() == ".hip") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -85,6 +87,8 @@ std::string last_line(const std::string& text) {
 TEST(AmdBuild, KernelsDirHoldsGemm) {
   const auto kernels = kernel_files();
   EXPECT_NE(std::find(kernels.begin(), kernels.end(), source_dir() / "kernels" / "gemm.hip"), kernels.end());
+  EXPECT_NE(std::find(kernels.begin(), kernels.end(), source_dir() / "kernels" / "tc" / "gemm_tc.hip"), kernels.end());
+  EXPECT_NE(std::find(kernels.begin(), kernels.end(), source_dir() / "kernels" / "tc" / "attention_fwd.hip"), kernels.end());
 }
 
 class KernelBuild : public ::testing::TestWithParam<fs::path> {};

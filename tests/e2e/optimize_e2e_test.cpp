@@ -357,3 +357,23 @@ TEST(CheckE2E, EveryShippedKernelIsABijectionUnderBothModels) {
 
 }  // namespace
 }  // namespace swz::test
+
+namespace swz::test {
+namespace {
+
+// The tensor-core kernels live apart from the paper's ten (kernels/tc/); `check` passes on both.
+TEST(CheckE2E, EveryTensorCoreKernelIsABijectionUnderBothModels) {
+  int kernels = 0;
+  for (const auto& e : fs::directory_iterator(source_dir() / "kernels" / "tc")) {
+    if (e.path().extension() != ".hip") continue;
+    ++kernels;
+    for (const char* arch : {"gfx942", "sm_90"}) {
+      auto r = run_cli({"check", e.path().string(), "--arch", arch});
+      EXPECT_EQ(r.exit_code, 0) << e.path() << " " << arch << ": " << r.out << r.err;
+    }
+  }
+  EXPECT_EQ(kernels, 2);
+}
+
+}  // namespace
+}  // namespace swz::test

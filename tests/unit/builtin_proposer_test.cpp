@@ -346,3 +346,140 @@ TEST_F(BuiltinPropose, TopoGroupKeepsTheTableWhenRefined) {
 
 }  // namespace
 }  // namespace swz
+
+// ---- families for grids whose columns are separate problems (program hints) -----------
+
+namespace swz {
+namespace {
+
+nlohmann::json attention_hints(bool causal, int n_group, int stride) {
+  return {{"causal", causal}, {"n_group", n_group}, {"n_group_stride", stride}};
+}
+
+TEST(BuiltinSeedOrder, HintsPutColumnFamiliesFirst) {
+  // B4 H32 KV8 causal: grid 128 query tiles x 128 (batch, head) columns.
+  const auto order = BuiltinProposer::seed_order(sm90(), {128, 128}, attention_hints(true, 4, 4));
+  EXPECT_EQ(families(order), (std::vector<std::string>{"longest_first", "col_major", "gqa_group", "grouped_n", "grouped_m",
+                                                       "grouped_m_die", "die_rr", "die_chunk"}));
+  EXPECT_EQ(order[0].param, 8);
+  EXPECT_EQ(order[2].n_group, 4);
+  EXPECT_EQ(order[2].n_stride, 4);
+  EXPECT_EQ(order[2].label(), "gqa_group(G=4,S=4)");
+  // Not causal, plain multi-head (n_group 1): no longest_first, no gqa_group.
+  EXPECT_EQ(families(BuiltinProposer::seed_order(sm90(), {128, 128}, attention_hints(false, 1, 4))),
+            (std::vector<std::string>{"col_major", "grouped_n", "grouped_m", "grouped_m_die", "die_rr", "die_chunk"}));
+  // A group that does not tile the grid's columns is not offered.
+  EXPECT_EQ(families(BuiltinProposer::seed_order(sm90(), {128, 30}, attention_hints(false, 4, 4)))[1], "grouped_n");
+  // No hints (or empty hints): the order is the plain one.
+  EXPECT_EQ(families(BuiltinProposer::seed_order(sm90(), {128, 128}, nlohmann::json::object())),
+            families(BuiltinProposer::seed_order(sm90(), {128, 128})));
+  EXPECT_EQ(families(BuiltinProposer::seed_order(sm90(), {128, 128})).front(), "grouped_m");
+}
+
+TEST(BuiltinFamily, ColumnFamilyLabelsAndRegions) {
+  EXPECT_EQ((FamilyCandidate{"col_major", 0}.label()), "col_major");
+  EXPECT_EQ((FamilyCandidate{"longest_first", 8}.label()), "longest_first(G=8)");
+  FamilyCandidate g{"gqa_group", 0};
+  g.n_group = 4;
+  g.n_stride = 2;
+  EXPECT_EQ(g.label(), "gqa_group(G=4,S=2)");
+  for (const auto& c : {FamilyCandidate{"col_major", 0}, FamilyCandidate{"longest_first", 8}, g}) {
+    const std::string region = render_family(c);
+    EXPECT_TRUE(validate_region(region)) << c.label();
+    EXPECT_NE(region.find(c.label()), std::string::npos) << c.label();
+  }
+}
+
+// Evaluates a family on the host compiler over `grids`; returns grids[0]'s mapping.
+std::vector<std::uint32_t> evaluate(const FamilyCandidate& c, const std::vector<TileGrid>& grids, const test::TempDir& dir) {
+  RealProcessRunner runner;
+  MappingCheckOptions opts;
+  opts.work_dir = dir / c.label();
+  opts.timeout = std::chrono::seconds(60);
+  auto r = check_mapping(render_family(c), grids, sm90(), opts, runner);
+  EXPECT_TRUE(r) << c.label() << ": " << (r ? "" : r.error().message);
+  if (!r) return {};
+  EXPECT_TRUE(r->ok) << c.label() << ": " << r->summary();
+  EXPECT_EQ(r->grids.size(), grids.size()) << c.label();
+  return r->grids.empty() ? std::vector<std::uint32_t>{} : r->grids[0].mapping;
+}
+
+TEST(BuiltinFamilyBijection, ColumnFamiliesOnRaggedGrids) {
+  if (!test::have_tool("c++")) GTEST_SKIP() << "no host C++ compiler";
+  std::vector<TileGrid> grids;
+  auto add = [&](TileGrid g) {
+    for (const auto& x : grids)
+      if (x.m == g.m && x.n == g.n) return;
+    grids.push_back(g);
+  };
+  for (TileGrid main : {TileGrid{128, 128}, TileGrid{7, 5}, TileGrid{1, 13}, TileGrid{5, 24}, TileGrid{3, 16}})
+    for (const auto& g : ragged_grids(main)) add(g);
+  std::vector<FamilyCandidate> cands = {{"col_major", 0}};
+  for (int p : BuiltinProposer::params_of("longest_first")) cands.push_back({"longest_first", p});
+  for (auto [G, S] : {std::pair{4, 4}, std::pair{2, 1}, std::pair{8, 2}, std::pair{3, 1}}) {
+    FamilyCandidate c{"gqa_group", 0};
+    c.n_group = G;
+    c.n_stride = S;
+    cands.push_back(c);
+  }
+  test::TempDir dir;
+  for (const auto& c : cands) evaluate(c, grids, dir);
+}
+
+TEST(BuiltinFamilyOrder, ColumnFamiliesVisitTheIntendedTiles) {
+  if (!test::have_tool("c++")) GTEST_SKIP() << "no host C++ compiler";
+  test::TempDir dir;
+  const TileGrid g{5, 8};  // 5 query tiles x 8 columns (batch 2 x 4 heads, GQA groups of 2)
+  auto tile = [&](unsigned m, unsigned n) { return m * g.n + n; };
+  std::vector<std::uint32_t> want;
+  for (unsigned n = 0; n < g.n; ++n)
+    for (unsigned m = 0; m < g.m; ++m) want.push_back(tile(m, n));
+  EXPECT_EQ(evaluate({"col_major", 0}, {g}, dir), want);
+
+  want.clear();  // longest_first(G=1): per column, query tiles in descending order
+  for (unsigned n = 0; n < g.n; ++n)
+    for (unsigned m = g.m; m-- > 0;) want.push_back(tile(m, n));
+  EXPECT_EQ(evaluate({"longest_first", 1}, {g}, dir), want);
+
+  want.clear();  // longest_first(G=4): bands of 4 columns, rows descending, columns fastest
+  for (unsigned band = 0; band < g.n / 4; ++band)
+    for (unsigned m = g.m; m-- > 0;)
+      for (unsigned i = 0; i < 4; ++i) want.push_back(tile(m, band * 4 + i));
+  EXPECT_EQ(evaluate({"longest_first", 4}, {g}, dir), want);
+
+  want.clear();  // gqa_group(G=2,S=2): column = b + 2*(k*2 + i); one (b, k) group at a time
+  FamilyCandidate q{"gqa_group", 0};
+  q.n_group = 2;
+  q.n_stride = 2;
+  for (unsigned k = 0; k < 2; ++k)
+    for (unsigned b = 0; b < 2; ++b)
+      for (unsigned m = 0; m < g.m; ++m)
+        for (unsigned i = 0; i < 2; ++i) want.push_back(tile(m, b + 2 * (k * 2 + i)));
+  EXPECT_EQ(evaluate(q, {g}, dir), want);
+}
+
+TEST_F(BuiltinPropose, ProgramHintsFromTheHistoryChooseTheFamilies) {
+  RunHistory h;
+  h.config["program_info"] = {{"kernel", "anything"}, {"hints", attention_hints(true, 4, 4)}};
+  auto p = propose(sm90(), h, {128, 128});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(family_of(*p), "longest_first");
+  EXPECT_EQ(p->region, render_family({"longest_first", 8}));
+  h.attempts.push_back(tried(1, "longest_first", 8, AttemptStatus::ok, 80.0));
+  h.attempts.push_back(tried(2, "col_major", 0, AttemptStatus::ok, 85.0));
+  auto q = propose(sm90(), h, {128, 128});
+  ASSERT_TRUE(q) << q.error().message;
+  EXPECT_EQ(family_of(*q), "gqa_group");
+  FamilyCandidate want{"gqa_group", 0};
+  want.n_group = 4;
+  want.n_stride = 4;
+  EXPECT_EQ(q->region, render_family(want));
+  // Without hints the same history goes on with the plain order.
+  RunHistory plain;
+  auto r = propose(sm90(), plain, {128, 128});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(family_of(*r), "grouped_m");
+}
+
+}  // namespace
+}  // namespace swz

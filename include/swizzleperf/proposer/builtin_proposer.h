@@ -1,7 +1,9 @@
 // Built-in proposer: no network. Parametric remap families — die round-robin
 // inverse (aiter's remap_xcd), its chunked form, grouped-M / grouped-N tile
-// order (Triton), grouped order composed with the die remap, and (with a
-// measured dispatch table) a topology-derived family — instantiated from the
+// order (Triton), grouped order composed with the die remap, (with a measured
+// dispatch table) a topology-derived family, and, for programs whose info hints say
+// their grid columns are separate problems (attention: one (batch, head) per column),
+// column-major order, longest-first for causal work and GQA-group order — instantiated from the
 // hardware profile and the tile grid, proposed best-first. All state is derived
 // from the history, so a resumed run continues exactly where it stopped.
 #pragma once
@@ -15,8 +17,13 @@ namespace swz {
 
 struct FamilyCandidate {
   std::string family;  // die_rr | die_chunk | grouped_m | grouped_n | grouped_m_die | topo_group
+                       // | col_major | longest_first | gqa_group
   int param = 0;       // G or C; 0 when the family has none
   std::vector<int> table;  // topo_group: measured first-wave pid -> L2 side
+  // gqa_group: grid columns c + n_stride * (k * n_group + i), i < n_group, share data (the
+  // heads of one GQA group at one batch index); from the program's info hints.
+  int n_group = 0;
+  int n_stride = 0;
   std::string label() const;
 };
 
@@ -29,8 +36,15 @@ class BuiltinProposer final : public Proposer {
   Result<Proposal> propose(const ProposalContext& context) override;
 
   // The exploration order for a hardware profile and grid (exposed for tests).
-  static std::vector<FamilyCandidate> seed_order(const HardwareProfile& hw, TileGrid grid);
+  // `hints` is the program's optional info "hints" object ({"causal": bool, "n_group": G,
+  // "n_group_stride": S}); with hints, the tile-order families for independent grid
+  // columns (col_major, longest_first when causal, gqa_group when G > 1) come first.
+  static std::vector<FamilyCandidate> seed_order(const HardwareProfile& hw, TileGrid grid,
+                                                 const nlohmann::json& hints = nlohmann::json::object());
   static std::vector<int> params_of(const std::string& family);
+
+ private:
+  static std::vector<FamilyCandidate> seed_order_plain(const HardwareProfile& hw, TileGrid grid);
 };
 
 }  // namespace swz

@@ -9,7 +9,8 @@
 // Memset, async forms), sync, errors, events, streams, device selection,
 // hipGetDeviceProperties (hipDeviceProp_t: a HIP-shaped struct filled from CUDA;
 // gcnArchName holds "sm_XY", clockRate comes from cudaDeviceGetAttribute),
-// hipDeviceGetAttribute (attributes listed below), driver/runtime version, PCI bus
+// hipDeviceGetAttribute (attributes listed below), hipFuncSetAttribute (dynamic shared
+// memory limit), driver/runtime version, PCI bus
 // id, hipLaunchKernelGGL / HIP_KERNEL_NAME, hipThreadIdx_x-style names. Kernel
 // language (__global__, __shared__, threadIdx, blockIdx, __syncthreads,
 // __launch_bounds__, warpSize) is CUDA's own and passes through unchanged.
@@ -95,6 +96,13 @@ typedef cudaEvent_t hipEvent_t;
 // ---- attributes ---------------------------------------------------------------
 // hipDeviceGetAttribute(int*, attr, device) has CUDA's signature; only these names.
 typedef cudaDeviceAttr hipDeviceAttribute_t;
+// Kernel attributes (dynamic shared memory above 48 KB needs the limit raised first).
+typedef cudaFuncAttribute hipFuncAttribute;
+#define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
+inline hipError_t hipFuncSetAttribute(const void* func, hipFuncAttribute attr, int value) {
+  return cudaFuncSetAttribute(func, attr, value);
+}
+
 #define hipDeviceGetAttribute cudaDeviceGetAttribute
 #define hipDeviceAttributeClockRate cudaDevAttrClockRate
 #define hipDeviceAttributeMemoryClockRate cudaDevAttrMemoryClockRate
