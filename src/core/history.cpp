@@ -61,10 +61,10 @@ void to_json(nlohmann::json& j, const Attempt& a) {
   put_opt(j, "metrics", a.metrics);
   put_opt(j, "timing", a.timing);
   put_opt(j, "speedup", a.speedup);
-  // Always present, null when not re-checked: a reader sees the attempt was not judged.
-  j["speedup_ci_low"] = a.speedup_ci_low ? nlohmann::json(*a.speedup_ci_low) : nlohmann::json(nullptr);
-  j["speedup_ci_high"] = a.speedup_ci_high ? nlohmann::json(*a.speedup_ci_high) : nlohmann::json(nullptr);
-  j["significant"] = a.significant ? nlohmann::json(*a.significant) : nlohmann::json(nullptr);
+  // Absent when the attempt was not re-checked (reports show null / blank for them).
+  put_opt(j, "speedup_ci_low", a.speedup_ci_low);
+  put_opt(j, "speedup_ci_high", a.speedup_ci_high);
+  put_opt(j, "significant", a.significant);
   if (!a.recheck.empty()) j["recheck"] = a.recheck;
 }
 
