@@ -232,8 +232,11 @@ Status write_suite_summary(const std::filesystem::path& dir, const std::vector<S
   if (auto st = write_file_atomic(dir / "suite-summary.csv", csv); !st) return st;
   std::string md = fmt::format("# swizzleperf suite\n\n- device: {}\n- total wall time: {:.1f} s\n\n",
                                meta.value("device", "?"), total);
+  std::string objective = meta.value("objective", "");
+  for (const auto& r : rows)
+    if (objective.empty() && !r.objective.empty()) objective = r.objective;  // merged shards: from the rows
   md += fmt::format("- objective: {}\n- ideal % is per launch (see docs/architecture.md); blank where the program "
-                    "does not report per-launch footprints\n\n", meta.value("objective", "time"));
+                    "does not report per-launch footprints\n\n", objective.empty() ? "l2 (histories from before --objective)" : objective);
   md += "| kernel | validated | L2 hit % base → best | ideal % | headroom captured | DRAM bytes base → best | fabric sectors base → best | ms base → best | speedup | 95 % interval | significant | best pattern | iter | wall s |\n";
   md += "|---|---|---|---:|---:|---|---|---|---:|---|---|---|---:|---:|\n";
   for (const auto& r : rows) {
