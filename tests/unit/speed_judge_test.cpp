@@ -23,6 +23,7 @@ fs::path program(const test::TempDir& dir, const std::string& name, const std::v
   const fs::path p = dir / name;
   test::write_text(p, "#!/bin/sh\n"
                       "n=$(grep -c '^" + name + "$' '" + log.string() + "' 2>/dev/null || true)\n"
+                      "n=${n:-0}\n"
                       "echo " + name + " >> '" + log.string() + "'\n"
                       "set -- " + list + "\n"
                       "i=$(( n % $# + 1 ))\n"
