@@ -3,7 +3,8 @@
 # proposer. Usage: bench/h100_suite.sh [SHARD i/n] [extra suite options...]
 # Each shard writes runs/suite-<i>-of-<n>/ and packs its summaries and histories
 # (no binaries, no output dumps) into $OUT/suite-<i>-of-<n>.tgz. With no shard
-# (1/1) it also writes bench/results/<date>-h100-suite.{md,json}. The whole suite
+# (1/1) it also writes bench/results/<date>-h100-suite-<objective>.{md,json}
+# (pass --objective l2 for the paper's ranking; the default is time). The whole suite
 # takes longer than one 10-minute device command, so it is usually run as shards
 # and merged with `swizzleperf suite --merge` + bench/suite_result.py.
 set -uo pipefail
@@ -24,6 +25,6 @@ cat "$DIR/suite-summary.md" 2>/dev/null
 tar czf "$OUT/suite-$TAG.tgz" --exclude='*.bin' --exclude='*/kernel' --exclude='*/device_query' \
   --exclude='mapping_eval' --exclude='*.emu.cpp' "$DIR"
 if [ "$SHARD" = "1/1" ]; then
-  python3 bench/suite_result.py "$DIR" bench/results --command "bench/h100_suite.sh (${cmd[*]})" && cp bench/results/*-h100-suite.* "$OUT/"
+  python3 bench/suite_result.py "$DIR" bench/results --command "bench/h100_suite.sh (${cmd[*]})" && cp bench/results/*-h100-suite* "$OUT/"
 fi
 exit $rc

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Formats a (merged) suite directory as bench/results/<date>-h100-suite.{md,json}.
+"""Formats a (merged) suite directory as bench/results/<date>-h100-suite[-<objective>].{md,json}.
 
 Every figure comes from suite-summary.json and the per-kernel history.json files
 written by swizzleperf on the GPU machine; this script only reformats.
@@ -26,10 +26,17 @@ def main():
             r["grid"] = h.get("config", {}).get("program_info", {}).get("grid")
             r["statuses"] = [x["status"] for x in h.get("attempts", [])]
             r["state"] = h.get("state")
+            # What the interleaved re-check cost: attempts re-checked, their extra runs and seconds.
+            rc = [x for x in h.get("attempts", []) if "rounds" in x.get("recheck", {})]
+            r["rechecked_attempts"] = len(rc)
+            r["recheck_runs"] = sum(x["recheck"].get("runs", 0) for x in rc)
+            r["recheck_s"] = sum(x.get("stage_seconds", {}).get("recheck", 0) for x in h.get("attempts", []))
+            r["attempts_s"] = sum(x.get("wall_seconds", 0) for x in h.get("attempts", []))
     total = sum(r.get("wall_s") or 0 for r in rows)
     res = {"device": device, "date": a.date, "command": a.command, "total_wall_s": total, "kernels": rows}
     os.makedirs(a.out_dir, exist_ok=True)
-    stem = os.path.join(a.out_dir, f"{a.date}-h100-suite")
+    objective = s.get("objective") or next((r.get("objective") for r in rows if r.get("objective")), None)
+    stem = os.path.join(a.out_dir, f"{a.date}-h100-suite" + (f"-{objective}" if objective else ""))
     json.dump(res, open(stem + ".json", "w"), indent=2)
     f = lambda v, p="{:.2f}": "" if v is None else p.format(v)
     L = [f"# Kernel suite on {device} ({a.date})", "", f"Command: `{a.command}`", "",
@@ -54,6 +61,23 @@ def main():
           "", "Where the ideal is below the baseline (write-heavy kernels: black_scholes, transpose, smith_waterman) the",
           "compulsory-miss estimate (unique bytes / 32 over all sector requests) does not bound the measured rate, so no headroom",
           "fraction is shown; ncu counts write sectors as L2 hits, which that estimate does not model."]
+    if objective:
+        L += ["", f"Objective: {objective}. Speedup = median over interleaved rounds of baseline/candidate time, "
+              "95 % sign-test interval; significant = the interval excludes 1.0. A kernel with nothing significant "
+              "keeps its original (best pattern blank).", "",
+              "| kernel | speedup | 95 % interval | significant | verdict | best pattern | best-L2 pattern | best-L2 speedup | headroom note |",
+              "|---|---:|---|---|---|---|---|---:|---|"]
+        for r in rows:
+            lo, hi = r.get("speedup_ci_low"), r.get("speedup_ci_high")
+            sig = r.get("significant")
+            L.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
+                r["kernel"], f(r.get("speedup"), "{:.3f}"), "" if lo is None else f"[{lo:.3f}, {hi:.3f}]",
+                "" if sig is None else ("yes" if sig else "no"), r.get("verdict", ""), r.get("best_pattern", ""),
+                r.get("best_l2_pattern", ""), f(r.get("best_l2_speedup"), "{:.3f}"), r.get("headroom_note", "")))
+        rs, at = sum(r.get("recheck_s") or 0 for r in rows), sum(r.get("attempts_s") or 0 for r in rows)
+        L += ["", "Re-check cost: {} attempts re-checked, {} extra time-mode runs, {:.0f} s of {:.0f} s spent in attempts ({:.1f} %).".format(
+            sum(r.get("rechecked_attempts") or 0 for r in rows), sum(r.get("recheck_runs") or 0 for r in rows), rs, at,
+            100 * rs / at if at else 0)]
     open(stem + ".md", "w").write("\n".join(L) + "\n")
     print(stem + ".md")
 

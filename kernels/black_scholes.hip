@@ -74,6 +74,9 @@ class BlackScholesProgram : public SwzProgram {
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     return 20ull * static_cast<unsigned long long>(s[0]);
   }
+  std::vector<unsigned long long> launch_footprints_bytes(const SwzSize& s) const override {
+    return {footprint_bytes(s)};  // one launch per run()
+  }
 
   void setup(const SwzSize& s, unsigned long long seed) override {
     n_ = s[0];

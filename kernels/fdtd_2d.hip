@@ -119,6 +119,19 @@ class Fdtd2dProgram : public SwzProgram {
     // pristine ex, ey, hz read once + working ex, ey, hz
     return 24ull * static_cast<unsigned long long>(s[0]) * s[1];
   }
+  // Per step: ey reads ey, hz and writes ey; ex reads ex, hz and writes ex; hz reads hz, ex,
+  // ey and writes hz. Step 0 reads the pristine copies, so each launch touches one field more.
+  std::vector<unsigned long long> launch_footprints_bytes(const SwzSize& s) const override {
+    const unsigned long long f = 4ull * static_cast<unsigned long long>(s[0]) * s[1];  // one field
+    std::vector<unsigned long long> v;
+    for (long long t = 0; t < s[2]; ++t) {
+      const unsigned long long extra = t == 0 ? f : 0;
+      v.push_back(2 * f + extra);  // ey
+      v.push_back(2 * f + extra);  // ex
+      v.push_back(3 * f + extra);  // hz
+    }
+    return v;
+  }
 
   void setup(const SwzSize& s, unsigned long long seed) override {
     nx_ = static_cast<int>(s[0]), ny_ = static_cast<int>(s[1]), steps_ = static_cast<int>(s[2]);

@@ -114,6 +114,9 @@ class FusedElementwiseProgram : public SwzProgram {
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     return 4ull * (3ull * s[0] * s[1] + 2ull * s[1]);
   }
+  std::vector<unsigned long long> launch_footprints_bytes(const SwzSize& s) const override {
+    return {footprint_bytes(s)};  // one launch per run()
+  }
 
   void setup(const SwzSize& s, unsigned long long seed) override {
     R_ = static_cast<int>(s[0]), C_ = static_cast<int>(s[1]);

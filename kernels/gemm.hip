@@ -130,6 +130,9 @@ class GemmProgram : public SwzProgram {
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     return 4ull * (s[0] * s[2] + s[2] * s[1] + s[0] * s[1]);
   }
+  std::vector<unsigned long long> launch_footprints_bytes(const SwzSize& s) const override {
+    return {footprint_bytes(s)};  // one launch per run()
+  }
 
   void setup(const SwzSize& s, unsigned long long seed) override {
     M_ = static_cast<int>(s[0]), N_ = static_cast<int>(s[1]), K_ = static_cast<int>(s[2]);

@@ -173,6 +173,12 @@ class LayernormProgram : public SwzProgram {
     const SwizzleGrid g = grid(s);
     return 4ull * (2ull * s[0] * s[1] + 2ull * s[1]) + 8ull * g.m * g.n;
   }
+  // Pass 1 reads x, writes the partials; pass 2 reads x, w, b and the partials, writes out.
+  std::vector<unsigned long long> launch_footprints_bytes(const SwzSize& s) const override {
+    const SwizzleGrid g = grid(s);
+    const unsigned long long x = 4ull * s[0] * s[1], part = 8ull * g.m * g.n;
+    return {x + part, 2 * x + 8ull * s[1] + part};
+  }
 
   void setup(const SwzSize& s, unsigned long long seed) override {
     R_ = static_cast<int>(s[0]), C_ = static_cast<int>(s[1]);

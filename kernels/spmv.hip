@@ -93,6 +93,9 @@ class SpmvProgram : public SwzProgram {
     const unsigned long long n = static_cast<unsigned long long>(s[0]);
     return 4ull * (n + 1) + 8ull * matrix_nnz(s) + 4ull * n + 4ull * n;
   }
+  std::vector<unsigned long long> launch_footprints_bytes(const SwzSize& s) const override {
+    return {footprint_bytes(s)};  // one launch per run()
+  }
 
   void setup(const SwzSize& s, unsigned long long seed) override {
     n_ = static_cast<int>(s[0]);

@@ -79,6 +79,11 @@ class Stencil2dProgram : public SwzProgram {
     const unsigned long long cells = static_cast<unsigned long long>(s[0]) * s[1];
     return (s[2] == 1 ? 2ull : 3ull) * 4ull * cells;  // pristine input, A, and B if used
   }
+  // Every step reads its source buffer and writes its destination: 2 grids of floats.
+  std::vector<unsigned long long> launch_footprints_bytes(const SwzSize& s) const override {
+    const unsigned long long cells = static_cast<unsigned long long>(s[0]) * s[1];
+    return std::vector<unsigned long long>(static_cast<size_t>(s[2]), 8ull * cells);
+  }
 
   void setup(const SwzSize& s, unsigned long long seed) override {
     rows_ = static_cast<int>(s[0]), cols_ = static_cast<int>(s[1]), steps_ = static_cast<int>(s[2]);

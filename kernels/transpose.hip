@@ -76,6 +76,9 @@ class TransposeProgram : public SwzProgram {
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     return 8ull * s[0] * s[1];  // each element read once and written once
   }
+  std::vector<unsigned long long> launch_footprints_bytes(const SwzSize& s) const override {
+    return {footprint_bytes(s)};  // one launch per run()
+  }
 
   void setup(const SwzSize& s, unsigned long long seed) override {
     M_ = static_cast<int>(s[0]), N_ = static_cast<int>(s[1]);

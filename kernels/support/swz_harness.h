@@ -220,6 +220,13 @@ class SwzProgram {
     return static_cast<unsigned long long>(g.m) * g.n;
   }
   virtual unsigned long long footprint_bytes(const SwzSize&) const = 0;  // unique bytes r+w
+  // Unique bytes (read + written) of each kernel launch of one run(), in launch order. The
+  // tool's ideal L2 hit rate is per launch: 1 - sum(these) / 32 / profiled sector requests
+  // (re-reads across launches are not counted as reusable). Empty (the default): not
+  // reported, and the tool shows no headroom rather than a wrong one.
+  virtual std::vector<unsigned long long> launch_footprints_bytes(const SwzSize&) const {
+    return std::vector<unsigned long long>();
+  }
   // Relative tolerance the tool uses when comparing a candidate's full-size dump with the
   // baseline's. 0 (default) = bit-exact: right for kernels whose per-element arithmetic
   // does not depend on block order. Only kernels that reduce across blocks in an
@@ -440,10 +447,17 @@ inline int mode_info(const SwzProgram& prog, const Args& a) {
   std::printf(
       "{\"kernel\":\"%s\",\"kernel_regex\":\"%s\",\"size\":%s,\"grid\":{\"m\":%u,\"n\":%u},"
       "\"num_pids\":%llu,\"footprint_bytes\":%llu,\"num_dies\":%d,\"dump_tol\":%g,"
-      "\"verify_sizes\":%s%s}\n",
+      "\"verify_sizes\":%s%s",
       json_escape(prog.name()).c_str(), json_escape(prog.kernel_regex()).c_str(),
       fmt_size(a.size).c_str(), g.m, g.n, prog.num_pids(a.size), prog.footprint_bytes(a.size),
       static_cast<int>(SWZ_NUM_DIES), prog.dump_tol(), vs.c_str(), hints.c_str());
+  const std::vector<unsigned long long> launches = prog.launch_footprints_bytes(a.size);
+  if (!launches.empty()) {
+    std::printf(",\"launch_footprints_bytes\":[");
+    for (size_t i = 0; i < launches.size(); ++i) std::printf("%s%llu", i ? "," : "", launches[i]);
+    std::printf("]");
+  }
+  std::printf("}\n");
   return 0;
 }
 

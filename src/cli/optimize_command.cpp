@@ -39,6 +39,7 @@ int cmd_optimize(const std::vector<std::string>& args) {
       ("warmup", "untimed warm-up runs before timing", cxxopts::value<int>()->default_value("5"))
       ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"))
       ("json", "print a machine-readable summary on stdout (the table goes to stderr)");
+  add_objective_options(o);
   add_proposer_options(o);
   add_backend_options(o);
   o.parse_positional({"kernel"});
@@ -46,7 +47,7 @@ int cmd_optimize(const std::vector<std::string>& args) {
   std::string err;
   if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf optimize --help')");
   if (r.count("help")) {
-    std::fputs(help_text(o, {"", "Run", "Proposer", "LLM", "Backend"}).c_str(), stdout);
+    std::fputs(help_text(o, {"", "Run", "Objective", "Proposer", "LLM", "Backend"}).c_str(), stdout);
     return kExitOk;
   }
 
@@ -80,6 +81,12 @@ int cmd_optimize(const std::vector<std::string>& args) {
     return report_error("--size '" + s + "' is not a comma-separated list of positive integers");
   if (opt.resume && opt.size.empty() && previous.config.contains("size")) opt.size = previous.config["size"].get<std::vector<int>>();
   opt.host_cxx = r["host-cxx"].as<std::string>();
+  if (!objective_options_from(r, opt.objective, opt.recheck_rounds, err)) return report_error(err);
+  // A resumed run keeps the objective it started with (its ranking is in its history).
+  if (opt.resume && !r.count("objective") && previous.config.contains("objective"))
+    if (auto o = objective_from_string(previous.config.value("objective", ""))) opt.objective = *o;
+  if (opt.resume && !r.count("rounds") && previous.config.contains("recheck_rounds"))
+    opt.recheck_rounds = previous.config["recheck_rounds"].get<int>();
 
   std::string backend_name = r["backend"].as<std::string>();
   if (opt.resume && !r.count("backend") && previous.config.contains("backend")) backend_name = previous.config["backend"].get<std::string>();
@@ -104,6 +111,7 @@ int cmd_optimize(const std::vector<std::string>& args) {
 
   opt.config = {{"proposer", (*proposer)->name()}, {"backend", (*backend)->name()}, {"iterations", opt.iterations},
                 {"reps", opt.time_reps}, {"warmup", opt.warmup}, {"size", opt.size}, {"arch", tools.arch},
+                {"objective", to_string(opt.objective)}, {"recheck_rounds", opt.recheck_rounds},
                 {"proposer_config", proposer_config_json(r)}};
   if (opt.resume) {
     auto merged = previous.config;

@@ -32,6 +32,31 @@ void add_backend_options(cxxopts::Options& o) {
       ("profile-timeout", "seconds before a profiler run is killed", cxxopts::value<int>()->default_value("300"));
 }
 
+void add_objective_options(cxxopts::Options& o) {
+  o.add_options("Objective")
+      ("objective", "what makes a kernel best: time (largest significant speedup; none: keep the original) "
+                    "or l2 (the paper's ranking: L2 hit rate, then time)", cxxopts::value<std::string>()->default_value("time"))
+      ("rounds", "interleaved baseline/candidate timing rounds for a candidate that could become best "
+                 "(>= 6 for a 95 % interval; 0 turns the re-check off)", cxxopts::value<int>()->default_value("6"));
+}
+
+bool objective_options_from(const cxxopts::ParseResult& r, Objective& objective, int& rounds, std::string& error) {
+  const auto name = r["objective"].as<std::string>();
+  auto o = objective_from_string(name);
+  if (!o) {
+    error = "--objective '" + name + "' is not one of: time, l2";
+    return false;
+  }
+  objective = *o;
+  rounds = r["rounds"].as<int>();
+  if (rounds != 0 && (rounds < 6 || rounds > 1000)) {
+    error = "--rounds " + std::to_string(rounds) +
+            ": a 95 % interval needs at least 6 rounds (5 agreeing rounds still leave a 6.25 % chance); use 6..1000, or 0 for no re-check";
+    return false;
+  }
+  return true;
+}
+
 ToolOptions tool_options_from(const cxxopts::ParseResult& r, const std::string& backend) {
   ToolOptions t;
   // Each backend reads its own tool pair; auto starts from the NVIDIA pair.

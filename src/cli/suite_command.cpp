@@ -28,6 +28,7 @@ int cmd_suite(const std::vector<std::string>& args) {
       ("reps", "timed repetitions per measurement", cxxopts::value<int>()->default_value("30"))
       ("warmup", "untimed warm-up runs", cxxopts::value<int>()->default_value("5"))
       ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"));
+  add_objective_options(o);
   add_proposer_options(o);
   add_backend_options(o);
   o.parse_positional({"kernels"});
@@ -35,7 +36,7 @@ int cmd_suite(const std::vector<std::string>& args) {
   std::string err;
   if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf suite --help')");
   if (r.count("help")) {
-    std::fputs(help_text(o, {"", "Suite", "Proposer", "LLM", "Backend"}).c_str(), stdout);
+    std::fputs(help_text(o, {"", "Suite", "Objective", "Proposer", "LLM", "Backend"}).c_str(), stdout);
     return kExitOk;
   }
   const auto stamp = now_iso8601();
@@ -60,6 +61,9 @@ int cmd_suite(const std::vector<std::string>& args) {
     std::printf("merged %zu kernel(s) into %s\n", rows->size(), (out / "suite-summary.md").string().c_str());
     return kExitOk;
   }
+  Objective objective = Objective::time;
+  int rounds = 0;
+  if (!objective_options_from(r, objective, rounds, err)) return report_error(err);
   auto shard = parse_shard(r["shard"].as<std::string>());
   if (!shard) return report_error(shard.error().message);
   std::vector<fs::path> kernels;
@@ -99,8 +103,11 @@ int cmd_suite(const std::vector<std::string>& args) {
     opt.time_reps = r["reps"].as<int>();
     opt.warmup = r["warmup"].as<int>();
     opt.host_cxx = r["host-cxx"].as<std::string>();
+    opt.objective = objective;
+    opt.recheck_rounds = rounds;
     opt.config = {{"proposer", (*proposer)->name()}, {"backend", (*backend)->name()}, {"iterations", opt.iterations},
                   {"reps", opt.time_reps}, {"warmup", opt.warmup}, {"suite", out.string()},
+                  {"objective", to_string(objective)}, {"recheck_rounds", rounds},
                   {"proposer_config", proposer_config_json(r)}};
     spdlog::info("== suite: {} ({}/{})", k.stem().string(), rows.size() + 1, kernels.size());
     Optimizer optimizer(**backend, **proposer, runner, opt);
@@ -120,7 +127,8 @@ int cmd_suite(const std::vector<std::string>& args) {
     }
     rows.push_back(row);
     nlohmann::json meta = {{"device", device}, {"date", stamp}, {"shard", r["shard"].as<std::string>()},
-                           {"iterations", opt.iterations}, {"proposer", (*proposer)->name()}};
+                           {"iterations", opt.iterations}, {"proposer", (*proposer)->name()},
+                           {"objective", to_string(objective)}};
     if (auto st = write_suite_summary(out, rows, meta); !st) return report_error(st.error().message);
   }
   std::printf("suite: %zu kernel(s), summary in %s\n", rows.size(), (out / "suite-summary.md").string().c_str());

@@ -23,17 +23,19 @@ int cmd_sweep(const std::vector<std::string>& args) {
       ("reps", "timed repetitions per size", cxxopts::value<int>()->default_value("20"))
       ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"))
       ("json", "print the report as JSON on stdout");
+  add_objective_options(o);
   add_backend_options(o);
   o.parse_positional({"kernel"});
   cxxopts::ParseResult r;
   std::string err;
   if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf sweep --help')");
   if (r.count("help")) {
-    std::fputs(help_text(o, {"", "Sweep", "Backend"}).c_str(), stdout);
+    std::fputs(help_text(o, {"", "Sweep", "Objective", "Backend"}).c_str(), stdout);
     return kExitOk;
   }
   if (!r.count("kernel")) return report_error("sweep needs a kernel file: swizzleperf sweep KERNEL.hip --run RUN_DIR --sizes ...");
   SweepOptions opt;
+  if (!objective_options_from(r, opt.objective, opt.rounds, err)) return report_error(err);
   opt.kernel = r["kernel"].as<std::string>();
   auto k = KernelSource::load(opt.kernel);
   if (!k) return report_error(k.error().message);
@@ -52,7 +54,10 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (auto run = r["run"].as<std::string>(); !run.empty()) {
     auto h = load_history(std::filesystem::path(run) / "history.json");
     if (!h) return report_error(h.error().message);
-    const Attempt* best = h->best();
+    const Attempt* best = h->best(opt.objective);
+    if (!best && opt.objective == Objective::time && h->best(Objective::l2))
+      return report_error("run " + run + " has no significantly faster attempt to sweep under --objective time; "
+                          "use --objective l2 to sweep its best-L2 pattern");
     if (!best) return report_error("run " + run + " has no validated attempt to sweep");
     opt.region = best->region;
     opt.label = best->label;

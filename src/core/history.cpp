@@ -62,6 +62,11 @@ void to_json(nlohmann::json& j, const Attempt& a) {
   put_opt(j, "metrics", a.metrics);
   put_opt(j, "timing", a.timing);
   put_opt(j, "speedup", a.speedup);
+  // Absent when the attempt was not re-checked (reports show null / blank for them).
+  put_opt(j, "speedup_ci_low", a.speedup_ci_low);
+  put_opt(j, "speedup_ci_high", a.speedup_ci_high);
+  put_opt(j, "significant", a.significant);
+  if (!a.recheck.empty()) j["recheck"] = a.recheck;
 }
 
 void from_json(const nlohmann::json& j, Attempt& a) {
@@ -84,6 +89,10 @@ void from_json(const nlohmann::json& j, Attempt& a) {
   get_opt(j, "metrics", a.metrics);
   get_opt(j, "timing", a.timing);
   get_opt(j, "speedup", a.speedup);
+  get_opt(j, "speedup_ci_low", a.speedup_ci_low);
+  get_opt(j, "speedup_ci_high", a.speedup_ci_high);
+  get_opt(j, "significant", a.significant);
+  a.recheck = j.value("recheck", nlohmann::json::object());
 }
 
 void to_json(nlohmann::json& j, const RunHistory& h) {
@@ -121,10 +130,44 @@ bool better_attempt(const Attempt& a, const Attempt& b) {
   return a.iteration < b.iteration;
 }
 
-const Attempt* RunHistory::best() const {
+std::string to_string(Objective o) { return o == Objective::time ? "time" : "l2"; }
+
+std::optional<Objective> objective_from_string(const std::string& s) {
+  if (s == "time") return Objective::time;
+  if (s == "l2") return Objective::l2;
+  return std::nullopt;
+}
+
+bool significantly_faster(const Attempt& a) {
+  return a.significant.value_or(false) && a.speedup_ci_low && *a.speedup_ci_low > 1.0;
+}
+
+bool significantly_slower(const Attempt& a) {
+  return a.significant.value_or(false) && a.speedup_ci_high && *a.speedup_ci_high < 1.0;
+}
+
+bool better_attempt(const Attempt& a, const Attempt& b, Objective objective) {
+  if (objective == Objective::l2) return better_attempt(a, b);
+  const double sa = a.speedup.value_or(0), sb = b.speedup.value_or(0);
+  if (sa != sb) return sa > sb;
+  return better_attempt(a, b);  // equal speedups: the L2 ranking decides
+}
+
+Objective RunHistory::objective() const {
+  if (config.is_object() && config.contains("objective") && config["objective"].is_string())
+    if (auto o = objective_from_string(config["objective"].get<std::string>())) return *o;
+  return Objective::l2;
+}
+
+const Attempt* RunHistory::best() const { return best(objective()); }
+
+const Attempt* RunHistory::best(Objective objective) const {
   const Attempt* best = nullptr;
-  for (const auto& a : attempts)
-    if (a.validated() && (!best || better_attempt(a, *best))) best = &a;
+  for (const auto& a : attempts) {
+    if (!a.validated()) continue;
+    if (objective == Objective::time && !significantly_faster(a)) continue;
+    if (!best || better_attempt(a, *best, objective)) best = &a;
+  }
   return best;
 }
 

@@ -14,6 +14,7 @@
 
 #include "swizzleperf/core/mapping_check.h"
 #include "swizzleperf/loop/report.h"
+#include "swizzleperf/loop/speed_judge.h"
 
 namespace swz {
 
@@ -39,6 +40,8 @@ std::string fmt_pct(const std::optional<Metrics>& m) {
 bool OptimizeSummary::improved() const {
   const Attempt* best = history.best();
   if (!best || !history.baseline) return false;
+  // Under time, best() exists only for a significant speedup: that is the improvement.
+  if (history.objective() == Objective::time) return true;
   const auto& base = *history.baseline;
   const bool l2 = best->metrics && best->metrics->l2_hit_pct && base.metrics && base.metrics->l2_hit_pct &&
                   *best->metrics->l2_hit_pct > *base.metrics->l2_hit_pct + 0.01;
@@ -93,6 +96,50 @@ std::vector<std::string> Optimizer::size_args() const {
 
 Status Optimizer::save() { return save_history(history_path_, history_); }
 
+std::vector<std::string> Optimizer::time_args() const {
+  std::vector<std::string> args = {"time", "--reps", std::to_string(opt_.time_reps), "--warmup", std::to_string(opt_.warmup)};
+  auto sz = size_args();
+  args.insert(args.end(), sz.begin(), sz.end());
+  return args;
+}
+
+bool Optimizer::could_become_best(const Attempt& a) const {
+  if (opt_.recheck_rounds <= 0 || !a.validated() || !a.speedup) return false;
+  const Objective objective = history_.objective();
+  const Attempt* current = history_.best(objective);
+  if (objective == Objective::time) return *a.speedup > (current && current->speedup ? *current->speedup : 1.0);
+  return !current || better_attempt(a, *current, Objective::l2);
+}
+
+void Optimizer::recheck_speed(Attempt& a, const fs::path& exe) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const double one_shot = a.speedup.value_or(0);
+  a.recheck = {{"one_shot_speedup", one_shot}};
+  std::error_code ec;
+  if (!fs::exists(baseline_exe(), ec)) {  // a resumed run: the baseline binary went with the last session
+    auto built = backend_.build({opt_.run_dir / "baseline" / "kernel.hip", baseline_exe(), hw_.num_dies, hw_.arch});
+    if (!built || !built->ok) {
+      a.recheck["error"] = "could not rebuild the baseline binary for the re-check: " +
+                           (built ? built->failure : built.error().message);
+      a.stage_seconds["recheck"] = secs_since(t0);
+      return;
+    }
+  }
+  auto c = compare_speed(backend_, baseline_exe(), exe, time_args(), opt_.recheck_rounds, backend_.tools().run_timeout);
+  a.stage_seconds["recheck"] = secs_since(t0);
+  if (!c) {
+    a.recheck["error"] = c.error().message;
+    spdlog::warn("{}: speed re-check failed: {}", a.label, c.error().message);
+    return;
+  }
+  a.recheck.update(nlohmann::json(*c));
+  a.recheck["one_shot_speedup"] = one_shot;
+  a.speedup = c->ratio.estimate;
+  a.speedup_ci_low = c->ratio.low;
+  a.speedup_ci_high = c->ratio.high;
+  a.significant = c->ratio.significant;
+}
+
 Status Optimizer::prepare() {
   auto k = KernelSource::load(opt_.kernel);
   if (!k) return k.error();
@@ -123,6 +170,8 @@ Status Optimizer::prepare() {
     history_.original_region = kernel_->region();
     history_.kernel_hash = content_hash(kernel_->text());
     history_.config = opt_.config;
+    history_.config["objective"] = to_string(opt_.objective);
+    history_.config["recheck_rounds"] = opt_.recheck_rounds;
     history_.created_at = now_iso8601();
   }
   if (auto st = backend_.preflight(true); !st) return st;
@@ -185,10 +234,7 @@ bool Optimizer::finish_attempt_stages(Attempt& a, const fs::path& dir, const fs:
     return false;
   if (interrupt_requested()) return false;
   if (!stage("time", [&] {
-        std::vector<std::string> args = {"time", "--reps", std::to_string(opt_.time_reps), "--warmup", std::to_string(opt_.warmup)};
-        auto sz = size_args();
-        args.insert(args.end(), sz.begin(), sz.end());
-        auto r = backend_.run_program(exe, args, tools.run_timeout);
+        auto r = backend_.run_program(exe, time_args(), tools.run_timeout);
         (void)write_file_atomic(dir / "time.json", r.json.dump(2) + "\n");
         if (!r.process.success() || !r.json.contains("median_ms")) return run_failed("time", r);
         a.timing = r.json.get<Timing>();
@@ -329,6 +375,7 @@ Attempt Optimizer::evaluate(int iteration, const Proposal& p, const fs::path& di
   if (finish_attempt_stages(a, dir, dir / "kernel") && history_.baseline && history_.baseline->timing && a.timing &&
       a.timing->median_ms > 0)
     a.speedup = history_.baseline->timing->median_ms / a.timing->median_ms;
+  if (could_become_best(a) && !interrupt_requested()) recheck_speed(a, dir / "kernel");
   std::error_code rm_ec;
   fs::remove(dir / "kernel", rm_ec);  // binaries are large; the source and logs stay
   return done();
@@ -336,7 +383,12 @@ Attempt Optimizer::evaluate(int iteration, const Proposal& p, const fs::path& di
 
 void Optimizer::update_best() {
   const Attempt* best = history_.best();
-  if (!best) return;
+  if (!best) {
+    // Under time with nothing significantly faster the original kernel is the best kernel.
+    if (history_.objective() == Objective::time && history_.baseline)
+      (void)write_file_atomic(opt_.run_dir / "best.hip", kernel_->text());
+    return;
+  }
   auto spliced = kernel_->splice(best->region);
   if (spliced) (void)write_file_atomic(opt_.run_dir / "best.hip", *spliced);
 }
@@ -437,9 +489,13 @@ Result<OptimizeSummary> Optimizer::run() {
     update_best();
     const double base_l2 = history_.baseline->metrics && history_.baseline->metrics->l2_hit_pct ? *history_.baseline->metrics->l2_hit_pct : 0;
     if (a.validated())
-      spdlog::info("[{}/{}] {}: L2 hit {} ({:+.2f} pts), {:.4f} ms ({:.3f}x)", counted(), opt_.iterations, a.label,
+      spdlog::info("[{}/{}] {}: L2 hit {} ({:+.2f} pts), {:.4f} ms ({:.3f}x{})", counted(), opt_.iterations, a.label,
                    fmt_pct(a.metrics), a.metrics && a.metrics->l2_hit_pct ? *a.metrics->l2_hit_pct - base_l2 : 0.0,
-                   a.timing ? a.timing->median_ms : 0.0, a.speedup.value_or(0));
+                   a.timing ? a.timing->median_ms : 0.0, a.speedup.value_or(0),
+                   a.significant ? fmt::format(" [{:.3f}, {:.3f}], {}", a.speedup_ci_low.value_or(0),
+                                               a.speedup_ci_high.value_or(0),
+                                               *a.significant ? "significant" : "not significant")
+                                 : std::string(", one-shot"));
     else
       spdlog::info("[{}/{}] {}: {} — {}", counted(), opt_.iterations, a.label.empty() ? "(no proposal)" : a.label,
                    to_string(a.status), a.reason);
@@ -449,11 +505,14 @@ Result<OptimizeSummary> Optimizer::run() {
   if (!stop_reason.empty()) history_.config["stopped_because"] = stop_reason;
   if (auto st = save(); !st) return st.error();
   update_best();
+  std::error_code rm_ec;
+  fs::remove(baseline_exe(), rm_ec);  // kept for the re-checks; a resumed run rebuilds it when needed
   OptimizeSummary s;
   s.history = history_;
   s.run_dir = opt_.run_dir;
   s.interrupted = interrupted;
-  if (history_.best()) s.best_kernel = opt_.run_dir / "best.hip";
+  if (history_.best() || (history_.objective() == Objective::time && history_.baseline))
+    s.best_kernel = opt_.run_dir / "best.hip";
   (void)write_file_atomic(opt_.run_dir / "report.md", render_report_markdown(s));
   return s;
 }

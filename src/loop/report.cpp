@@ -24,6 +24,10 @@ nlohmann::json attempt_brief(const Attempt& a) {
   if (auto v = l2(a)) j["l2_hit_pct"] = *v;
   if (auto v = ms(a)) j["median_ms"] = *v;
   if (a.speedup) j["speedup"] = *a.speedup;
+  // null: not re-checked (only candidates that could become best are).
+  j["speedup_ci_low"] = a.speedup_ci_low ? nlohmann::json(*a.speedup_ci_low) : nlohmann::json(nullptr);
+  j["speedup_ci_high"] = a.speedup_ci_high ? nlohmann::json(*a.speedup_ci_high) : nlohmann::json(nullptr);
+  j["significant"] = a.significant ? nlohmann::json(*a.significant) : nlohmann::json(nullptr);
   if (auto v = fabric(a)) j["fabric_sectors"] = *v;
   if (auto v = dram(a)) j["dram_bytes"] = *v;
   if (!a.reason.empty()) j["reason"] = a.reason;
@@ -31,6 +35,27 @@ nlohmann::json attempt_brief(const Attempt& a) {
 }
 
 }  // namespace
+
+std::string speed_text(const Attempt& a) {
+  if (!a.speedup) return "n/a";
+  if (!a.significant) return fmt::format("{:.3f}x (one-shot, not re-checked)", *a.speedup);
+  return fmt::format("{:.3f}x [{:.3f}, {:.3f}], {}", *a.speedup, a.speedup_ci_low.value_or(0), a.speedup_ci_high.value_or(0),
+                     *a.significant ? "significant" : "not significant");
+}
+
+std::string speed_verdict(const RunHistory& h) {
+  const Attempt* b = h.best();
+  if (h.objective() == Objective::time) {
+    if (!b) return "no significant speedup";
+    return fmt::format("faster: {:.3f}x [{:.3f}, {:.3f}]", *b->speedup, *b->speedup_ci_low, *b->speedup_ci_high);
+  }
+  if (b && significantly_slower(*b))
+    return fmt::format("slower: {:.2f}x [{:.2f}, {:.2f}]", *b->speedup, *b->speedup_ci_low, *b->speedup_ci_high);
+  if (b && significantly_faster(*b))
+    return fmt::format("faster: {:.3f}x [{:.3f}, {:.3f}]", *b->speedup, *b->speedup_ci_low, *b->speedup_ci_high);
+  if (b && b->significant) return "no significant speed difference";
+  return b ? "speed not re-checked" : "";
+}
 
 nlohmann::json summary_json(const OptimizeSummary& s) {
   const auto& h = s.history;
@@ -46,6 +71,11 @@ nlohmann::json summary_json(const OptimizeSummary& s) {
     j["best_kernel"] = s.best_kernel.string();
     j["best"]["region"] = b->region;
   }
+  j["objective"] = to_string(h.objective());
+  j["verdict"] = speed_verdict(h);
+  // Under time the best-L2 candidate is still reported (it may be slower).
+  if (const Attempt* l2b = h.best(Objective::l2)) j["best_l2"] = attempt_brief(*l2b);
+  if (!j.contains("best_kernel") && !s.best_kernel.empty()) j["best_kernel"] = s.best_kernel.string();
   if (h.config.contains("stopped_because")) j["stopped_because"] = h.config["stopped_because"];
   return j;
 }
@@ -61,11 +91,25 @@ std::string render_summary_table(const OptimizeSummary& s) {
   };
   if (h.baseline) row("baseline", *h.baseline);
   if (b) row("best", *b);
+  const Objective objective = h.objective();
+  const Attempt* best_l2 = h.best(Objective::l2);
+  if (objective == Objective::time && best_l2 && best_l2 != b) row("best L2", *best_l2);
+  auto l2_gain = [&](const Attempt& a) {
+    const auto bl = h.baseline ? l2(*h.baseline) : std::nullopt, ba = l2(a);
+    return bl && ba ? *ba - *bl : 0.0;
+  };
+  out += fmt::format("\nobjective: {}\n", to_string(objective));
   if (b && h.baseline) {
-    const auto bl = l2(*h.baseline), bb = l2(*b);
-    out += fmt::format("\nbest: iteration {} ({}), L2 hit {:+.2f} points, speedup {}x\n", b->iteration, b->label,
-                       bl && bb ? *bb - *bl : 0.0, opt_num(b->speedup, "{:.3f}"));
+    out += fmt::format("best: iteration {} ({}), L2 hit {:+.2f} points, speedup {}\n", b->iteration, b->label,
+                       l2_gain(*b), speed_text(*b));
+    if (objective == Objective::l2 && significantly_slower(*b)) out += speed_verdict(h) + " — the best-L2 kernel is slower than the baseline\n";
     out += fmt::format("best kernel: {}\n", s.best_kernel.string());
+  } else if (objective == Objective::time && best_l2 && h.baseline) {
+    out += "no significant speedup: no validated candidate was significantly faster than the baseline; "
+           "best.hip is the original kernel\n";
+    out += fmt::format("best L2 candidate: iteration {} ({}), L2 hit {:+.2f} points, speedup {}\n", best_l2->iteration,
+                       best_l2->label, l2_gain(*best_l2), speed_text(*best_l2));
+    if (!s.best_kernel.empty()) out += fmt::format("best kernel: {} (the original)\n", s.best_kernel.string());
   } else {
     out += "no attempt validated; nothing better than the baseline was found\n";
   }
@@ -78,10 +122,17 @@ std::string render_summary_table(const OptimizeSummary& s) {
 std::string render_report_markdown(const OptimizeSummary& s) {
   const auto& h = s.history;
   std::string out = fmt::format("# swizzleperf run: {}\n\n", h.kernel_name);
-  out += fmt::format("- kernel: `{}`\n- device: {}\n- state: {}\n- created: {}, updated: {}\n\n", h.kernel_path,
-                     h.hardware.value("name", "?"), h.state, h.created_at, h.updated_at);
-  out += "| iter | pattern | status | L2 hit % | median ms | speedup | fabric sectors | DRAM bytes | note |\n";
-  out += "|---:|---|---|---:|---:|---:|---:|---:|---|\n";
+  out += fmt::format("- kernel: `{}`\n- device: {}\n- state: {}\n- created: {}, updated: {}\n- objective: {}\n",
+                     h.kernel_path, h.hardware.value("name", "?"), h.state, h.created_at, h.updated_at,
+                     to_string(h.objective()));
+  if (const auto v = speed_verdict(h); !v.empty()) out += "- verdict: " + v + "\n";
+  if (h.objective() == Objective::time && !h.best())
+    if (const Attempt* l2b = h.best(Objective::l2))
+      out += fmt::format("- best L2 candidate: iteration {} ({}), speedup {}\n", l2b->iteration, l2b->label, speed_text(*l2b));
+  out += "\nspeedup: baseline time / candidate time; with an interval when the candidate was re-checked "
+         "(interleaved rounds, 95 % sign-test interval of the median ratio), else one-shot.\n\n";
+  out += "| iter | pattern | status | L2 hit % | median ms | speedup | 95 % interval | significant | fabric sectors | DRAM bytes | note |\n";
+  out += "|---:|---|---|---:|---:|---:|---|---|---:|---:|---|\n";
   auto cell = [](std::string text) {  // a table cell: no column breaks, one line
     for (auto& c : text)
       if (c == '|' || c == '\n') c = ' ';
@@ -89,14 +140,20 @@ std::string render_report_markdown(const OptimizeSummary& s) {
   };
   auto row = [&](const Attempt& a) {
     const std::string note = cell(a.reason);
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", a.iteration, cell(a.label), to_string(a.status),
-                       opt_num(l2(a)), opt_num(ms(a), "{:.4f}"), opt_num(a.speedup, "{:.3f}"),
+    const std::string ci = a.speedup_ci_low && a.speedup_ci_high
+                               ? fmt::format("[{:.3f}, {:.3f}]", *a.speedup_ci_low, *a.speedup_ci_high) : "";
+    const std::string sig = a.significant ? (*a.significant ? "yes" : "no") : "";
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", a.iteration, cell(a.label), to_string(a.status),
+                       opt_num(l2(a)), opt_num(ms(a), "{:.4f}"), opt_num(a.speedup, "{:.3f}"), ci, sig,
                        opt_num(fabric(a), "{:.0f}"), opt_num(dram(a), "{:.4g}"), note.substr(0, 160));
   };
   if (h.baseline) row(*h.baseline);
   for (const auto& a : h.attempts) row(a);
   if (const Attempt* b = h.best()) {
-    out += fmt::format("\n## Best: iteration {} — {}\n\n```cpp\n{}```\n", b->iteration, b->label, b->region);
+    out += fmt::format("\n## Best: iteration {} — {}\n\nspeedup {}\n\n```cpp\n{}```\n", b->iteration, b->label,
+                       speed_text(*b), b->region);
+  } else if (h.objective() == Objective::time && h.baseline) {
+    out += "\n## Best: the original kernel (no significant speedup)\n";
   }
   return out;
 }

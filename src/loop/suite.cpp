@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "swizzleperf/core/history.h"
+#include "swizzleperf/loop/report.h"
 
 namespace swz {
 
@@ -47,6 +48,14 @@ void to_json(nlohmann::json& j, const SuiteRow& r) {
   put(j, "baseline_ms", r.baseline_ms);
   put(j, "best_ms", r.best_ms);
   put(j, "speedup", r.speedup);
+  put(j, "speedup_ci_low", r.speedup_ci_low);
+  put(j, "speedup_ci_high", r.speedup_ci_high);
+  put(j, "significant", r.significant);
+  put(j, "best_l2_speedup", r.best_l2_speedup);
+  j["objective"] = r.objective;
+  j["verdict"] = r.verdict;
+  j["best_l2_pattern"] = r.best_l2_pattern;
+  j["headroom_note"] = r.headroom_note;
 }
 
 void from_json(const nlohmann::json& j, SuiteRow& r) {
@@ -69,12 +78,59 @@ void from_json(const nlohmann::json& j, SuiteRow& r) {
   get(j, "baseline_ms", r.baseline_ms);
   get(j, "best_ms", r.best_ms);
   get(j, "speedup", r.speedup);
+  get(j, "speedup_ci_low", r.speedup_ci_low);
+  get(j, "speedup_ci_high", r.speedup_ci_high);
+  get(j, "significant", r.significant);
+  get(j, "best_l2_speedup", r.best_l2_speedup);
+  r.objective = j.value("objective", "");
+  r.verdict = j.value("verdict", "");
+  r.best_l2_pattern = j.value("best_l2_pattern", "");
+  r.headroom_note = j.value("headroom_note", "");
 }
 
 std::optional<double> ideal_l2_hit_pct(double footprint_bytes, std::optional<double> l2_sectors) {
   if (!l2_sectors || *l2_sectors <= 0 || footprint_bytes <= 0) return std::nullopt;
   const double unique = footprint_bytes / 32.0;  // 32-byte sectors
   return std::clamp(100.0 * (1.0 - unique / *l2_sectors), 0.0, 100.0);
+}
+
+std::optional<double> per_launch_ideal_l2(const nlohmann::json& program_info, const Metrics& baseline,
+                                          std::string& note) {
+  note.clear();
+  std::optional<double> ideal;
+  const auto it = program_info.find("launch_footprints_bytes");
+  if (it == program_info.end() || !it->is_array() || it->empty()) {
+    note = "no headroom: the program does not report per-launch footprints (launch_footprints_bytes in info mode)";
+  } else {
+    double unique = 0;
+    bool numbers = true;
+    for (const auto& v : *it) {
+      numbers = numbers && v.is_number() && v.get<double>() >= 0;
+      if (numbers) unique += v.get<double>();
+    }
+    const int reported = static_cast<int>(it->size());
+    if (!numbers) {
+      note = "no headroom: launch_footprints_bytes is not a list of byte counts";
+    } else if (baseline.launches > 0 && baseline.launches != reported) {
+      note = fmt::format("no headroom: the program reports {} launch footprints but the profiler saw {} launches",
+                         reported, baseline.launches);
+    } else {
+      ideal = ideal_l2_hit_pct(unique, baseline.l2_sectors);
+      if (!ideal) note = "no headroom: the profiler reported no L2 sector count";
+    }
+  }
+  // Writes: the estimate counts a written sector's first touch as its one miss. What it
+  // leaves out: write-backs of dirty lines to DRAM (not L2 lookups at all) and writes
+  // that allocate without a fetch, which the profiler may count as hits.
+  const double rd = baseline.dram_read_bytes.value_or(0), wr = baseline.dram_write_bytes.value_or(0);
+  if (rd + wr > 0 && wr / (rd + wr) >= 0.3) {
+    const std::string w = fmt::format(
+        "write-heavy ({:.0f} % of DRAM bytes are writes): the ideal counts each written sector once as a "
+        "compulsory miss and leaves out dirty-line write-backs and fetch-less write allocation, so it is approximate",
+        100.0 * wr / (rd + wr));
+    note = note.empty() ? w : note + "; " + w;
+  }
+  return ideal;
 }
 
 SuiteRow suite_row_from(const OptimizeSummary& s, double wall_s) {
@@ -84,19 +140,26 @@ SuiteRow suite_row_from(const OptimizeSummary& s, double wall_s) {
   r.run_dir = s.run_dir.string();
   r.wall_s = wall_s;
   r.attempts = static_cast<int>(h.attempts.size());
+  r.objective = to_string(h.objective());
+  r.verdict = speed_verdict(h);
+  for (const auto& a : h.attempts) r.validated = r.validated || a.validated();
   if (h.baseline) {
     const auto& b = *h.baseline;
     if (b.metrics) {
       r.baseline_l2 = b.metrics->l2_hit_pct;
       r.baseline_fabric = b.metrics->fabric_sectors;
-      const double footprint = h.config.value("program_info", nlohmann::json::object()).value("footprint_bytes", 0.0);
-      r.ideal_l2 = ideal_l2_hit_pct(footprint, b.metrics->l2_sectors);
+      r.ideal_l2 = per_launch_ideal_l2(h.config.value("program_info", nlohmann::json::object()), *b.metrics,
+                                       r.headroom_note);
     }
     r.baseline_dram = dram_of(b);
     if (b.timing) r.baseline_ms = b.timing->median_ms;
   }
+  if (const Attempt* l2b = h.best(Objective::l2)) {
+    r.best_l2_pattern = l2b->label;
+    r.best_l2_speedup = l2b->speedup;
+  }
+  if (h.objective() == Objective::time && r.validated && !h.best()) r.significant = false;
   if (const Attempt* best = h.best()) {
-    r.validated = true;
     r.best_pattern = best->label;
     r.iterations_to_best = best->iteration;
     if (best->metrics) {
@@ -106,6 +169,9 @@ SuiteRow suite_row_from(const OptimizeSummary& s, double wall_s) {
     r.best_dram = dram_of(*best);
     if (best->timing) r.best_ms = best->timing->median_ms;
     r.speedup = best->speedup;
+    r.speedup_ci_low = best->speedup_ci_low;
+    r.speedup_ci_high = best->speedup_ci_high;
+    r.significant = best->significant;
     if (r.baseline_l2 && r.best_l2 && r.ideal_l2 && *r.ideal_l2 > *r.baseline_l2 + 1e-9)
       r.headroom_captured = (*r.best_l2 - *r.baseline_l2) / (*r.ideal_l2 - *r.baseline_l2);
   }
@@ -146,32 +212,53 @@ Status write_suite_summary(const std::filesystem::path& dir, const std::vector<S
   std::string csv =
       "kernel,validated,baseline_l2_hit_pct,best_l2_hit_pct,ideal_l2_hit_pct,headroom_captured,baseline_dram_bytes,"
       "best_dram_bytes,baseline_fabric_sectors,best_fabric_sectors,baseline_ms,best_ms,speedup,best_pattern,"
-      "iterations_to_best,attempts,wall_s,error\n";
+      "iterations_to_best,attempts,wall_s,error,objective,speedup_ci_low,speedup_ci_high,significant,verdict,"
+      "best_l2_pattern,best_l2_speedup,headroom_note\n";
   auto q = [](std::string s) {
     std::string o = "\"";
     for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
     return o + "\"";
   };
   for (const auto& r : rows)
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.1f},{}\n", r.kernel, r.validated,
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.1f},{},{},{},{},{},{},{},{},{}\n", r.kernel, r.validated,
                        num(r.baseline_l2), num(r.best_l2), num(r.ideal_l2), num(r.headroom_captured, "{:.3f}"),
                        num(r.baseline_dram, "{:.0f}"), num(r.best_dram, "{:.0f}"), num(r.baseline_fabric, "{:.0f}"),
                        num(r.best_fabric, "{:.0f}"), num(r.baseline_ms, "{:.4f}"), num(r.best_ms, "{:.4f}"),
-                       num(r.speedup, "{:.3f}"), q(r.best_pattern), r.iterations_to_best, r.attempts, r.wall_s, q(r.error));
+                       num(r.speedup, "{:.3f}"), q(r.best_pattern), r.iterations_to_best, r.attempts, r.wall_s, q(r.error),
+                       r.objective, num(r.speedup_ci_low, "{:.4f}"), num(r.speedup_ci_high, "{:.4f}"),
+                       r.significant ? (*r.significant ? "true" : "false") : "", q(r.verdict), q(r.best_l2_pattern),
+                       num(r.best_l2_speedup, "{:.3f}"), q(r.headroom_note));
   if (auto st = write_file_atomic(dir / "suite-summary.csv", csv); !st) return st;
   std::string md = fmt::format("# swizzleperf suite\n\n- device: {}\n- total wall time: {:.1f} s\n\n",
                                meta.value("device", "?"), total);
-  md += "| kernel | validated | L2 hit % base → best | ideal % | headroom captured | DRAM bytes base → best | fabric sectors base → best | ms base → best | speedup | best pattern | iter | wall s |\n";
-  md += "|---|---|---|---:|---:|---|---|---|---:|---|---:|---:|\n";
+  std::string objective = meta.value("objective", "");
+  for (const auto& r : rows)
+    if (objective.empty() && !r.objective.empty()) objective = r.objective;  // merged shards: from the rows
+  md += fmt::format("- objective: {}\n- ideal % is per launch (see docs/architecture.md); blank where the program "
+                    "does not report per-launch footprints\n\n", objective.empty() ? "l2 (histories from before --objective)" : objective);
+  md += "| kernel | validated | L2 hit % base → best | ideal % | headroom captured | DRAM bytes base → best | fabric sectors base → best | ms base → best | speedup | 95 % interval | significant | best pattern | iter | wall s |\n";
+  md += "|---|---|---|---:|---:|---|---|---|---:|---|---|---|---:|---:|\n";
   for (const auto& r : rows) {
-    md += fmt::format("| {} | {} | {} → {} | {} | {} | {} → {} | {} → {} | {} → {} | {} | {} | {} | {:.1f} |\n", r.kernel,
+    const std::string ci = r.speedup_ci_low && r.speedup_ci_high
+                               ? fmt::format("[{:.3f}, {:.3f}]", *r.speedup_ci_low, *r.speedup_ci_high) : "";
+    const std::string sig = r.significant ? (*r.significant ? "yes" : "no") : "";
+    std::string pattern = r.best_pattern;
+    if (pattern.empty() && r.verdict == "no significant speedup")
+      pattern = "original (no significant speedup; best L2: " + r.best_l2_pattern + ")";
+    else if (r.verdict.rfind("slower", 0) == 0)
+      pattern += " (" + r.verdict + ")";
+    md += fmt::format("| {} | {} | {} → {} | {} | {} | {} → {} | {} → {} | {} → {} | {} | {} | {} | {} | {} | {:.1f} |\n", r.kernel,
                       r.validated ? "yes" : (r.error.empty() ? "no" : "failed: " + r.error.substr(0, 80)),
                       num(r.baseline_l2), num(r.best_l2), num(r.ideal_l2),
                       r.headroom_captured ? fmt::format("{:.0f}%", 100 * *r.headroom_captured) : "",
                       num(r.baseline_dram, "{:.3g}"), num(r.best_dram, "{:.3g}"), num(r.baseline_fabric, "{:.3g}"),
                       num(r.best_fabric, "{:.3g}"), num(r.baseline_ms, "{:.4f}"), num(r.best_ms, "{:.4f}"),
-                      num(r.speedup, "{:.3f}"), r.best_pattern, r.iterations_to_best, r.wall_s);
+                      num(r.speedup, "{:.3f}"), ci, sig, pattern, r.iterations_to_best, r.wall_s);
   }
+  std::string notes;
+  for (const auto& r : rows)
+    if (!r.headroom_note.empty()) notes += fmt::format("- {}: {}\n", r.kernel, r.headroom_note);
+  if (!notes.empty()) md += "\nHeadroom notes:\n\n" + notes;
   return write_file_atomic(dir / "suite-summary.md", md);
 }
 

@@ -8,6 +8,7 @@
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/mapping_check.h"
 #include "swizzleperf/loop/optimizer.h"
+#include "swizzleperf/loop/speed_judge.h"
 
 namespace swz {
 
@@ -29,6 +30,12 @@ std::string num(const std::optional<double>& v, const char* f = "{:.2f}") {
 
 std::string sweep_verdict(const SweepPoint& p) {
   if (!p.verdict.empty()) return p.verdict;
+  if (p.significant) {
+    const bool faster = *p.significant && p.speedup_ci_low && *p.speedup_ci_low > 1.0;
+    const bool slower = *p.significant && p.speedup_ci_high && *p.speedup_ci_high < 1.0;
+    if (slower) return "hurts";
+    if (p.objective == Objective::time) return faster ? "helps" : "no gain";
+  }
   const double dl2 = p.base_l2 && p.cand_l2 ? *p.cand_l2 - *p.base_l2 : 0;
   const double ratio = p.base_ms && p.cand_ms && *p.cand_ms > 0 ? *p.base_ms / *p.cand_ms : 1;
   if (dl2 >= 0.5 || ratio >= 1.02) return "helps";
@@ -45,6 +52,11 @@ void to_json(nlohmann::json& j, const SweepPoint& p) {
   put("pattern_ms", p.cand_ms);
   put("baseline_fabric_sectors", p.base_fabric);
   put("pattern_fabric_sectors", p.cand_fabric);
+  put("speedup", p.speedup ? p.speedup : (p.base_ms && p.cand_ms && *p.cand_ms > 0 ? std::optional<double>(*p.base_ms / *p.cand_ms) : std::nullopt));
+  put("speedup_ci_low", p.speedup_ci_low);
+  put("speedup_ci_high", p.speedup_ci_high);
+  j["significant"] = p.significant ? nlohmann::json(*p.significant) : nlohmann::json(nullptr);
+  j["objective"] = to_string(p.objective);
 }
 
 void to_json(nlohmann::json& j, const SweepReport& r) {
@@ -53,14 +65,18 @@ void to_json(nlohmann::json& j, const SweepReport& r) {
 
 std::string render_sweep_markdown(const SweepReport& r) {
   std::string md = fmt::format("# sweep: {} with {} on {}\n\n", r.kernel, r.label, r.device);
-  md += "| size | grid | L2 % base | L2 % pattern | gain | ms base | ms pattern | speedup | fabric base | fabric pattern | verdict |\n";
-  md += "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  md += fmt::format("objective: {}\n\n", r.points.empty() ? "time" : to_string(r.points.front().objective));
+  md += "| size | grid | L2 % base | L2 % pattern | gain | ms base | ms pattern | speedup | 95 % interval | significant | fabric base | fabric pattern | verdict |\n";
+  md += "|---|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---|\n";
   for (const auto& p : r.points) {
     const auto gain = p.base_l2 && p.cand_l2 ? std::optional<double>(*p.cand_l2 - *p.base_l2) : std::nullopt;
-    const auto sp = p.base_ms && p.cand_ms ? std::optional<double>(*p.base_ms / *p.cand_ms) : std::nullopt;
-    md += fmt::format("| {} | {}x{} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", size_str(p.size), p.grid.m, p.grid.n,
+    const auto sp = p.speedup ? p.speedup : p.base_ms && p.cand_ms ? std::optional<double>(*p.base_ms / *p.cand_ms) : std::nullopt;
+    const std::string ci = p.speedup_ci_low && p.speedup_ci_high
+                               ? fmt::format("[{:.3f}, {:.3f}]", *p.speedup_ci_low, *p.speedup_ci_high) : "n/a";
+    md += fmt::format("| {} | {}x{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", size_str(p.size), p.grid.m, p.grid.n,
                       num(p.base_l2), num(p.cand_l2), num(gain, "{:+.2f}"), num(p.base_ms, "{:.4f}"),
-                      num(p.cand_ms, "{:.4f}"), num(sp, "{:.3f}"), num(p.base_fabric, "{:.3g}"),
+                      num(p.cand_ms, "{:.4f}"), num(sp, "{:.3f}"), ci,
+                      p.significant ? (*p.significant ? "yes" : "no") : "n/a", num(p.base_fabric, "{:.3g}"),
                       num(p.cand_fabric, "{:.3g}"), sweep_verdict(p));
   }
   md += "\n" + r.conclusion + "\n";
@@ -97,6 +113,7 @@ Result<SweepReport> run_sweep(Backend& backend, ProcessRunner& runner, const Swe
     if (interrupt_requested()) return make_error("interrupted");
     SweepPoint p;
     p.size = size;
+    p.objective = opt.objective;
     const std::vector<std::string> sz = {"--size", size_str(size)};
     auto info = backend.run_program(base_exe, {"info", "--size", size_str(size)}, tools.run_timeout);
     if (!info.process.success() || !info.json.contains("grid")) {
@@ -125,16 +142,34 @@ Result<SweepReport> run_sweep(Backend& backend, ProcessRunner& runner, const Swe
     }
     if (p.verdict.empty()) {
       const std::string regex = info.json.value("kernel_regex", "");
+      if (opt.rounds > 0) {  // interleaved A B rounds: the speedup with its interval
+        auto c = compare_speed(backend, base_exe, cand_exe,
+                               {"time", "--reps", std::to_string(opt.time_reps), "--warmup", std::to_string(opt.warmup),
+                                "--size", size_str(size)},
+                               opt.rounds, tools.run_timeout);
+        if (c) {
+          p.base_ms = median_of(c->baseline_ms);
+          p.cand_ms = median_of(c->candidate_ms);
+          p.speedup = c->ratio.estimate;
+          p.speedup_ci_low = c->ratio.low;
+          p.speedup_ci_high = c->ratio.high;
+          p.significant = c->ratio.significant;
+        } else {
+          spdlog::warn("sweep {}: {}", size_str(size), c.error().message);
+        }
+      }
       for (int which = 0; which < 2; ++which) {
         const auto& exe = which == 0 ? base_exe : cand_exe;
-        auto t = backend.run_program(exe, {"time", "--reps", std::to_string(opt.time_reps), "--warmup",
-                                           std::to_string(opt.warmup), "--size", size_str(size)}, tools.run_timeout);
+        auto& ms = which == 0 ? p.base_ms : p.cand_ms;
+        if (!p.speedup) {  // no interleaved timing (rounds 0 or it failed): one run each
+          auto t = backend.run_program(exe, {"time", "--reps", std::to_string(opt.time_reps), "--warmup",
+                                             std::to_string(opt.warmup), "--size", size_str(size)}, tools.run_timeout);
+          if (t.json.contains("median_ms")) ms = t.json["median_ms"].get<double>();
+        }
         auto m = backend.profile({exe, {"profile", "--size", size_str(size)}, regex,
                                   opt.out_dir / fmt::format("{}-{}", which == 0 ? "baseline" : "pattern", size_str(size))});
         auto& l2 = which == 0 ? p.base_l2 : p.cand_l2;
-        auto& ms = which == 0 ? p.base_ms : p.cand_ms;
         auto& fab = which == 0 ? p.base_fabric : p.cand_fabric;
-        if (t.json.contains("median_ms")) ms = t.json["median_ms"].get<double>();
         if (m) {
           l2 = m->l2_hit_pct;
           fab = m->fabric_sectors;

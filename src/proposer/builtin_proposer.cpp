@@ -170,7 +170,20 @@ struct Outcome {
   bool broken = false;
   bool regressed = false;
   double best_l2 = -1;
+  bool faster = false;        // a member is significantly faster than the baseline
+  double best_speedup = 0;    // largest significant speedup of a member
 };
+
+// One attempt's measured outcome, L2 and speed (with the re-check's interval when it had one).
+std::string outcome_text(const Attempt& a) {
+  std::string t = a.metrics && a.metrics->l2_hit_pct ? fmt::format("L2 hit {:.2f}%", *a.metrics->l2_hit_pct) : "validated";
+  if (a.speedup && a.significant)
+    t += fmt::format(", {:.3f}x [{:.3f}, {:.3f}] {}", *a.speedup, a.speedup_ci_low.value_or(0), a.speedup_ci_high.value_or(0),
+                     *a.significant ? "significant" : "not significant");
+  else if (a.speedup)
+    t += fmt::format(", {:.3f}x one-shot", *a.speedup);
+  return t;
+}
 
 }  // namespace
 
@@ -290,6 +303,10 @@ Result<Proposal> BuiltinProposer::propose(const ProposalContext& ctx) {
   std::map<std::string, Outcome> family;
   std::set<std::pair<std::string, int>> tried;
   const Attempt* best = nullptr;
+  // Under --objective time a family is refined only when a member was significantly
+  // faster: one that raised L2 but slowed the kernel (or was not significantly faster)
+  // is not refined. Under l2, the paper's reflection on L2 alone.
+  const Objective objective = ctx.history.objective();
   for (const auto& a : ctx.history.attempts) {
     if (!a.proposal.contains("family")) continue;  // another proposer's attempt
     const std::string f = a.proposal["family"].get<std::string>();
@@ -309,13 +326,20 @@ Result<Proposal> BuiltinProposer::propose(const ProposalContext& ctx) {
           o.best_l2 = std::max(o.best_l2, *a.metrics->l2_hit_pct);
           if (baseline_l2 >= 0 && *a.metrics->l2_hit_pct < baseline_l2 - 1.0 && o.best_l2 < baseline_l2) o.regressed = true;
         }
-        if (!best || better_attempt(a, *best)) best = &a;
+        if (significantly_faster(a)) {
+          o.faster = true;
+          o.best_speedup = std::max(o.best_speedup, a.speedup.value_or(0));
+        }
+        if (objective == Objective::time ? significantly_faster(a) && (!best || better_attempt(a, *best, objective))
+                                         : (!best || better_attempt(a, *best)))
+          best = &a;
         break;
       default:
         break;
     }
   }
   auto usable = [&](const std::string& f) { return !family[f].broken && !family[f].regressed; };
+  auto refinable = [&](const std::string& f) { return usable(f) && (objective == Objective::l2 || family[f].faster); };
   auto untried = [&](const FamilyCandidate& c) { return !tried.count({c.family, c.param}); };
 
   std::optional<FamilyCandidate> pick;
@@ -335,8 +359,12 @@ Result<Proposal> BuiltinProposer::propose(const ProposalContext& ctx) {
   if (!pick) {
     std::vector<std::string> fams;
     for (const auto& c : seeds)
-      if (usable(c.family)) fams.push_back(c.family);
-    std::stable_sort(fams.begin(), fams.end(), [&](const auto& a, const auto& b) { return family[a].best_l2 > family[b].best_l2; });
+      if (refinable(c.family)) fams.push_back(c.family);
+    std::stable_sort(fams.begin(), fams.end(), [&](const auto& a, const auto& b) {
+      if (objective == Objective::time && family[a].best_speedup != family[b].best_speedup)
+        return family[a].best_speedup > family[b].best_speedup;
+      return family[a].best_l2 > family[b].best_l2;
+    });
     for (const auto& f : fams) {
       int centre = params_of(f).front();
       if (best && best->proposal.value("family", "") == f) centre = best->proposal.value("param", centre);
@@ -351,8 +379,12 @@ Result<Proposal> BuiltinProposer::propose(const ProposalContext& ctx) {
         apply_hints(c, hints);
         if (untried(c)) {
           pick = c;
-          why = fmt::format("refining family {} around its best parameter {} (best L2 hit in this family so far {:.2f}%)",
-                            f, centre, family[f].best_l2);
+          why = objective == Objective::time
+                    ? fmt::format("refining family {} around its best parameter {} (objective time: its best member is "
+                                  "significantly faster, {:.3f}x; best L2 hit in this family {:.2f}%)",
+                                  f, centre, family[f].best_speedup, family[f].best_l2)
+                    : fmt::format("refining family {} around its best parameter {} (best L2 hit in this family so far {:.2f}%)",
+                                  f, centre, family[f].best_l2);
           break;
         }
       }
@@ -367,14 +399,15 @@ Result<Proposal> BuiltinProposer::propose(const ProposalContext& ctx) {
   prop.meta = {{"family", pick->family}, {"param", pick->param}};
   prop.reasoning = why;
   for (const auto& a : ctx.history.attempts) {
-    std::string verdict = a.status == AttemptStatus::ok
-                              ? (a.metrics && a.metrics->l2_hit_pct ? fmt::format("L2 hit {:.2f}%", *a.metrics->l2_hit_pct) : "validated")
-                              : to_string(a.status) + (a.reason.empty() ? "" : ": " + a.reason);
+    std::string verdict = a.status == AttemptStatus::ok ? outcome_text(a)
+                                                        : to_string(a.status) + (a.reason.empty() ? "" : ": " + a.reason);
     prop.critique.push_back({{"attempt", a.iteration}, {"label", a.label}, {"outcome", verdict}});
   }
   std::vector<std::string> dropped;
-  for (const auto& [f, o] : family)
+  for (const auto& [f, o] : family) {
     if (o.broken || o.regressed) dropped.push_back(f + (o.broken ? " (broke)" : " (regressed L2)"));
+    else if (objective == Objective::time && !o.faster) dropped.push_back(f + " (not significantly faster)");
+  }
   prop.rationale = dropped.empty() ? "no family dropped so far" : fmt::format("dropped: {}", fmt::join(dropped, ", "));
   return prop;
 }

@@ -110,7 +110,13 @@ std::string attempt_line(const Attempt& a, const std::optional<double>& baseline
   }
   parts.push_back(a.timing && a.timing->reps > 0 ? "median " + format_ms(a.timing->median_ms)
                                                  : "time not measured");
-  if (a.speedup) parts.push_back(fmt::format("speedup {:.3f}x", *a.speedup));
+  if (a.speedup && a.significant)
+    parts.push_back(fmt::format("speedup {:.3f}x, 95 % interval [{:.3f}, {:.3f}], {}", *a.speedup,
+                                a.speedup_ci_low.value_or(0), a.speedup_ci_high.value_or(0),
+                                *a.significant ? (a.speedup_ci_low.value_or(0) > 1.0 ? "significantly faster" : "significantly slower")
+                                               : "not significant"));
+  else if (a.speedup)
+    parts.push_back(fmt::format("speedup {:.3f}x (one-shot)", *a.speedup));
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
   return out;
@@ -206,7 +212,9 @@ Result<PromptTemplates> load_prompt_templates(const fs::path& dir) {
                {"memory_analysis.txt", &t.memory_analysis},
                {"optimize.txt", &t.optimize},
                {"hardware_aware.txt", &t.hardware_aware},
-               {"architecture_overload.md", &t.architecture_overload}};
+               {"architecture_overload.md", &t.architecture_overload},
+               {"objective_time.txt", &t.objective_time},
+               {"objective_l2.txt", &t.objective_l2}};
   for (auto& item : items) {
     auto text = read_file(dir / item.file);
     if (!text) return make_error("cannot read prompt template " + (dir / item.file).string());
@@ -378,10 +386,13 @@ Result<std::string> PromptBuilder::optimize_prompt(const ProposalContext& contex
   if (!hardware) return hardware;
   std::string region = !context.history.original_region.empty() ? context.history.original_region
                                                                  : context.kernel.region();
-  std::string objective =
-      unaware ? "make the kernel faster by improving how its workgroups reuse data."
-              : "raise the kernel's L2 cache hit rate (the bottleneck metric, ranked first) and with "
-                "it the kernel's speed.";
+  // Aware arms: the goal line and the rule come from prompts/objective_<objective>.txt.
+  const std::string& rule_text =
+      context.history.objective() == Objective::time ? t_.objective_time : t_.objective_l2;
+  const auto nl = rule_text.find('\n');
+  std::string objective = unaware ? "make the kernel faster by improving how its workgroups reuse data."
+                                  : trim(rule_text.substr(0, nl));
+  std::string objective_rule = unaware || nl == std::string::npos ? "" : trim(rule_text.substr(nl + 1));
   std::string die_rule =
       unaware ? ""
               : "- Use the compile-time constant SWZ_NUM_DIES for the number of dies, never a literal\n"
@@ -403,6 +414,7 @@ Result<std::string> PromptBuilder::optimize_prompt(const ProposalContext& contex
   std::string analysis = trim(memory_analysis);
   return fill_template(t_.optimize,
                        {{"objective", objective},
+                        {"objective_rule", objective_rule},
                         {"kernel_name", context.kernel.name()},
                         {"kernel_code", trim(context.kernel.text())},
                         {"region", trim(region)},

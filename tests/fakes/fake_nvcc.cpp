@@ -17,8 +17,9 @@
 //    reads row panel i and column panel j; each die (pid % SWZ_NUM_DIES) is an LRU
 //    cache of 8 panels. Its numbers are a model for testing the loop, never measurements.
 //  - Magic words in the region: SWZ_FAKE_HANG, SWZ_FAKE_CRASH, SWZ_FAKE_WRONG,
-//    SWZ_FAKE_DUMP_DIFF (see tests/fakes/README.md). Env: SWZ_FAKE_SLEEP_MS (read by
-//    the emulator), SWZ_FAKE_NVCC_LOG=FILE (each call's argv appended as one line).
+//    SWZ_FAKE_DUMP_DIFF (see tests/fakes/README.md). Env: SWZ_FAKE_SLEEP_MS,
+//    SWZ_FAKE_TIME_FLAT, SWZ_FAKE_SLOW_ABOVE_HIT_PCT / SWZ_FAKE_SLOW_FACTOR (read by the
+//    emulator's time mode), SWZ_FAKE_NVCC_LOG=FILE (each call's argv appended as one line).
 // Only the C++ standard library and POSIX are used.
 #include <sys/wait.h>
 #include <unistd.h>
@@ -130,10 +131,11 @@ int run(int argc, char** argv) {
   if (mode == "info") {
     std::printf("{\"kernel\":\"%s\",\"kernel_regex\":\"%s_kernel\",\"size\":", kKernel, kKernel);
     print_size(s);
-    std::printf(",\"grid\":{\"m\":%u,\"n\":%u},\"num_pids\":%u,\"footprint_bytes\":%llu,\"num_dies\":%d}\n",
-                s.g.m, s.g.n, np,
-                4ull * ((unsigned long long)s.M * s.K + (unsigned long long)s.K * s.N +
-                        (unsigned long long)s.M * s.N), (int)(SWZ_NUM_DIES));
+    const unsigned long long footprint = 4ull * ((unsigned long long)s.M * s.K + (unsigned long long)s.K * s.N +
+                                                 (unsigned long long)s.M * s.N);
+    std::printf(",\"grid\":{\"m\":%u,\"n\":%u},\"num_pids\":%u,\"footprint_bytes\":%llu,\"num_dies\":%d,"
+                "\"launch_footprints_bytes\":[%llu]}\n",
+                s.g.m, s.g.n, np, footprint, (int)(SWZ_NUM_DIES), footprint);
     return 0;
   }
   if (mode == "verify") {
@@ -167,7 +169,17 @@ int run(int argc, char** argv) {
   if (mode == "time") {
     const Model m = simulate(s.g);
     const double sectors = (double)(m.hits + m.misses);
-    const double base = 1.0 + 4.0 * (sectors > 0 ? m.misses / sectors : 0.0);
+    double base = 1.0 + 4.0 * (sectors > 0 ? m.misses / sectors : 0.0);
+    // Speed variants of the model (env, read here): FLAT, every program times the same
+    // (nothing can be significant); SLOW_ABOVE_HIT_PCT=H, a program whose modelled hit rate
+    // is >= H runs SLOW_FACTOR (default 1.5) times slower: L2-better but slower, like a
+    // swizzle whose index arithmetic or lost coalescing costs more than its cache gain.
+    if (const char* f = std::getenv("SWZ_FAKE_TIME_FLAT"); f && *f && std::string(f) != "0") base = 1.0;
+    if (const char* h = std::getenv("SWZ_FAKE_SLOW_ABOVE_HIT_PCT"); h && *h && sectors > 0 &&
+        100.0 * m.hits / sectors >= std::strtod(h, nullptr)) {
+      const char* fac = std::getenv("SWZ_FAKE_SLOW_FACTOR");
+      base *= fac && *fac ? std::strtod(fac, nullptr) : 1.5;
+    }
     static const int kSpread[5] = {0, 1, -1, 2, -2};  // tiny deterministic spread
     std::vector<double> t(reps);
     for (unsigned long r = 0; r < reps; ++r) t[r] = base * (1.0 + 1e-4 * kSpread[r % 5]);

@@ -282,6 +282,54 @@ TEST_F(BuiltinPropose, RefinesTheBestFamilyAroundItsBestParameter) {
   EXPECT_EQ(param_of(*q), 32);
 }
 
+// Under --objective time the reflection follows measured speed, not L2.
+Attempt judged(Attempt a, double speedup, double low, double high) {
+  a.speedup = speedup;
+  a.speedup_ci_low = low;
+  a.speedup_ci_high = high;
+  a.significant = low > 1.0 || high < 1.0;
+  return a;
+}
+
+TEST_F(BuiltinPropose, TimeObjectiveDoesNotRefineAFamilyThatRaisedL2ButSlowedTheKernel) {
+  RunHistory h;
+  h.config = {{"objective", "time"}};
+  int it = 0;
+  for (const auto& c : BuiltinProposer::seed_order(sm90(), {32, 256})) {
+    Attempt a = tried(++it, c.family, c.param, AttemptStatus::ok, c.family == "grouped_m" ? 85.0 : 60.0);
+    // grouped_m: the best L2 but significantly slower; grouped_n: lower L2, significantly faster;
+    // the others: not significantly different.
+    if (c.family == "grouped_m") a = judged(a, 0.93, 0.91, 0.95);
+    else if (c.family == "grouped_n") a = judged(a, 1.04, 1.02, 1.06);
+    else a = judged(a, 1.01, 0.99, 1.03);
+    h.attempts.push_back(a);
+  }
+  auto p = propose(sm90(), h);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(family_of(*p), "grouped_n");
+  EXPECT_NE(p->reasoning.find("objective time"), std::string::npos) << p->reasoning;
+  EXPECT_NE(p->rationale.find("grouped_m (not significantly faster)"), std::string::npos) << p->rationale;
+  // The critique shows both metrics with the interval.
+  bool saw = false;
+  for (const auto& c : p->critique)
+    saw = saw || c["outcome"].get<std::string>().find("L2 hit 85.00%, 0.930x [0.910, 0.950] significant") != std::string::npos;
+  EXPECT_TRUE(saw);
+
+  // The same history under l2: the paper's reflection refines the best-L2 family.
+  h.config["objective"] = "l2";
+  auto q = propose(sm90(), h);
+  ASSERT_TRUE(q) << q.error().message;
+  EXPECT_EQ(family_of(*q), "grouped_m");
+
+  // Under time with nothing significantly faster, nothing is refined: exhausted.
+  h.config["objective"] = "time";
+  for (auto& a : h.attempts)
+    if (a.proposal.value("family", "") == "grouped_n") a = judged(a, 1.01, 0.99, 1.03);
+  auto r = propose(sm90(), h);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, kExhausted);
+}
+
 TEST_F(BuiltinPropose, MovesToTheNextFamilyWhenTheBestIsFullyExplored) {
   RunHistory h;
   int it = 0;

@@ -153,6 +153,10 @@ TEST(HistoryRoundTrip, AbsentOptionalsAreOmittedNotNull) {
   EXPECT_FALSE(j.contains("metrics"));
   EXPECT_FALSE(j.contains("timing"));
   EXPECT_FALSE(j.contains("speedup"));
+  EXPECT_FALSE(j.contains("speedup_ci_low"));  // not re-checked: no interval, no verdict
+  EXPECT_FALSE(j.contains("speedup_ci_high"));
+  EXPECT_FALSE(j.contains("significant"));
+  EXPECT_FALSE(j.contains("recheck"));
   nlohmann::json h = RunHistory{};
   EXPECT_EQ(h["format"], kHistoryFormat);
   EXPECT_FALSE(h.contains("baseline"));
@@ -323,6 +327,81 @@ TEST(HistoryBest, MeasuredBeatsUnmeasuredAndEarlierWinsExactTies) {
   EXPECT_TRUE(better_attempt(ranked(1, AttemptStatus::ok, 50.0, 1.0), ranked(2, AttemptStatus::ok, 50.0, 1.0)));
   EXPECT_FALSE(better_attempt(ranked(2, AttemptStatus::ok, 50.0, 1.0), ranked(1, AttemptStatus::ok, 50.0, 1.0)));
   EXPECT_TRUE(better_attempt(ranked(2, AttemptStatus::ok, 50.0, 1.0), ranked(1, AttemptStatus::ok, 50.0, std::nullopt)));
+}
+
+// ---- objectives ----------------------------------------------------------------------
+
+Attempt judged(int iteration, double l2, double speedup, double low, double high) {
+  Attempt a = ranked(iteration, AttemptStatus::ok, l2, 1.0 / speedup);
+  a.speedup = speedup;
+  a.speedup_ci_low = low;
+  a.speedup_ci_high = high;
+  a.significant = low > 1.0 || high < 1.0;
+  return a;
+}
+
+TEST(HistoryObjective, RecheckFieldsRoundTrip) {
+  Attempt a = judged(3, 70.0, 1.052, 1.031, 1.070);
+  a.recheck = {{"rounds", 6}, {"one_shot_speedup", 1.06}};
+  const Attempt b = nlohmann::json(a).get<Attempt>();
+  EXPECT_EQ(b.speedup_ci_low, 1.031);
+  EXPECT_EQ(b.speedup_ci_high, 1.070);
+  EXPECT_EQ(b.significant, true);
+  EXPECT_EQ(b.recheck["rounds"], 6);
+}
+
+TEST(HistoryObjective, TimePicksTheLargestSignificantSpeedupNotTheBestL2) {
+  RunHistory h;
+  h.config = {{"objective", "time"}};
+  EXPECT_EQ(h.objective(), Objective::time);
+  h.attempts.push_back(judged(1, 92.0, 0.93, 0.91, 0.95));   // best L2, significantly slower
+  h.attempts.push_back(judged(2, 60.0, 1.015, 1.010, 1.020)); // small but significant
+  h.attempts.push_back(judged(3, 70.0, 1.04, 1.02, 1.06));    // the fastest significant one
+  h.attempts.push_back(judged(4, 71.0, 1.30, 0.97, 1.60));    // large but not significant
+  Attempt unchecked = ranked(5, AttemptStatus::ok, 99.0, 0.5);
+  unchecked.speedup = 2.0;                                    // one-shot only: never best under time
+  h.attempts.push_back(unchecked);
+  const Attempt* b = h.best();
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->iteration, 3);
+  // The paper's ranking, asked for explicitly, still finds the best-L2 candidate.
+  ASSERT_NE(h.best(Objective::l2), nullptr);
+  EXPECT_EQ(h.best(Objective::l2)->iteration, 5);
+  EXPECT_TRUE(significantly_slower(h.attempts[0]));
+  EXPECT_FALSE(significantly_faster(h.attempts[3]));
+}
+
+TEST(HistoryObjective, TimeWithNothingSignificantHasNoBest) {
+  RunHistory h;
+  h.config = {{"objective", "time"}};
+  h.attempts.push_back(judged(1, 92.0, 1.01, 0.99, 1.03));
+  h.attempts.push_back(judged(2, 80.0, 0.93, 0.91, 0.95));
+  EXPECT_EQ(h.best(), nullptr);
+  ASSERT_NE(h.best(Objective::l2), nullptr);
+  EXPECT_EQ(h.best(Objective::l2)->iteration, 1);
+}
+
+TEST(HistoryObjective, L2KeepsThePapersRankingEvenWhenSlower) {
+  RunHistory h;
+  h.config = {{"objective", "l2"}};
+  h.attempts.push_back(judged(1, 92.0, 0.93, 0.91, 0.95));
+  h.attempts.push_back(judged(2, 70.0, 1.04, 1.02, 1.06));
+  ASSERT_NE(h.best(), nullptr);
+  EXPECT_EQ(h.best()->iteration, 1);
+  EXPECT_TRUE(significantly_slower(*h.best()));  // the reports say so (report_test)
+}
+
+TEST(HistoryObjective, EqualSpeedupsFallBackToL2AndOldHistoriesRankByL2) {
+  EXPECT_TRUE(better_attempt(judged(2, 80.0, 1.05, 1.02, 1.07), judged(1, 70.0, 1.05, 1.02, 1.07), Objective::time));
+  EXPECT_FALSE(better_attempt(judged(1, 80.0, 1.04, 1.02, 1.07), judged(2, 70.0, 1.05, 1.02, 1.07), Objective::time));
+  RunHistory old;  // written before --objective existed: no config key
+  EXPECT_EQ(old.objective(), Objective::l2);
+  old.config = {{"objective", "bogus"}};
+  EXPECT_EQ(old.objective(), Objective::l2);
+  EXPECT_EQ(objective_from_string("time"), Objective::time);
+  EXPECT_EQ(objective_from_string("l2"), Objective::l2);
+  EXPECT_FALSE(objective_from_string("speed").has_value());
+  EXPECT_EQ(to_string(Objective::time), "time");
 }
 
 // ---- statuses, hash, time -----------------------------------------------------------

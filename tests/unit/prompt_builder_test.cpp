@@ -154,7 +154,7 @@ TEST(PromptTemplates, MissingDirectoryNamesTheFile) {
 TEST(PromptTemplates, BadSchemaIsReported) {
   test::TempDir dir;
   for (const char* f : {"system.txt", "memory_analysis.txt", "optimize.txt", "hardware_aware.txt",
-                        "architecture_overload.md"})
+                        "architecture_overload.md", "objective_time.txt", "objective_l2.txt"})
     test::write_text(dir / f, "x");
   test::write_text(dir / "reply_schema.json", "{not json");
   auto t = load_prompt_templates(dir.path());
@@ -252,6 +252,30 @@ TEST(PromptBuilder, AwarePromptCarriesTheHardwareAndTheBottleneck) {
   EXPECT_TRUE(has(p, "bijection on [0, num_pids)"));
   EXPECT_TRUE(has(p, "Never repeat an earlier attempt"));
   EXPECT_TRUE(has(p, "response format"));
+}
+
+TEST(PromptBuilder, PromptStatesTheObjectiveAndShowsBothMetricsWithIntervals) {
+  Fixture f = make_fixture();
+  f.history.config = {{"objective", "time"}};
+  auto& a1 = f.history.attempts[0];
+  a1.speedup = 0.931;
+  a1.speedup_ci_low = 0.912;
+  a1.speedup_ci_high = 0.948;
+  a1.significant = true;
+  ProposalContext ctx{f.kernel, TileGrid{12, 10}, f.hw, f.history, {}, {}, 3};
+  auto p = builder(ContextMode::aware).optimize_prompt(ctx, "", {});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_FALSE(has(*p, "{{")) << *p;
+  EXPECT_TRUE(has(*p, "Goal: make the kernel measurably faster")) << *p;
+  EXPECT_TRUE(has(*p, "Objective: time. Measured speed decides.")) << *p;
+  EXPECT_TRUE(has(*p, "L2 hit rate 51.50 % (baseline 43.72 %); median 1.1 ms; speedup 0.931x, 95 % interval "
+                      "[0.912, 0.948], significantly slower")) << *p;
+  f.history.config["objective"] = "l2";
+  ProposalContext ctx2{f.kernel, TileGrid{12, 10}, f.hw, f.history, {}, {}, 3};
+  auto q = builder(ContextMode::aware).optimize_prompt(ctx2, "", {});
+  ASSERT_TRUE(q) << q.error().message;
+  EXPECT_TRUE(has(*q, "Goal: raise the kernel's L2 cache hit rate")) << *q;
+  EXPECT_TRUE(has(*q, "Objective: l2 (the SwizzlePerf paper's ranking)")) << *q;
 }
 
 TEST(PromptBuilder, UnawarePromptHasNoHardwareDieOrL2Information) {

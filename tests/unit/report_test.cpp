@@ -124,11 +124,83 @@ TEST(ReportMarkdown, EveryAttemptAndTheBestRegion) {
   const std::string md = render_report_markdown(sample());
   EXPECT_EQ(md.rfind("# swizzleperf run: gemm\n", 0), 0u) << md;
   EXPECT_NE(md.find("- device: Test GPU"), std::string::npos) << md;
-  EXPECT_NE(md.find("| 0 | identity (original region) | ok | 50.00 | 2.0000 | 1.000 |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| 1 | die_rr | ok | 70.00 | 1.6000 | 1.250 | 1007 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 0 | identity (original region) | ok | 50.00 | 2.0000 | 1.000 |  |  |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1 | die_rr | ok | 70.00 | 1.6000 | 1.250 |  |  | 1007 |"), std::string::npos) << md;
   // The reason's '|' and newline are flattened so the table stays intact.
-  EXPECT_NE(md.find("| rejected_mapping | n/a | n/a | n/a | n/a | n/a | NOT a bijection on grid 7x5 |"), std::string::npos) << md;
-  EXPECT_NE(md.find("## Best: iteration 1 — die_rr\n\n```cpp\n// region of die_rr\n```"), std::string::npos) << md;
+  EXPECT_NE(md.find("| rejected_mapping | n/a | n/a | n/a |  |  | n/a | n/a | NOT a bijection on grid 7x5 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("## Best: iteration 1 — die_rr\n\nspeedup 1.250x (one-shot, not re-checked)\n\n```cpp\n// region of die_rr\n```"), std::string::npos) << md;
+}
+
+// ---- objectives: the speed verdict in every report ------------------------------------
+
+void judge(Attempt& a, double speedup, double low, double high) {
+  a.speedup = speedup;
+  a.speedup_ci_low = low;
+  a.speedup_ci_high = high;
+  a.significant = low > 1.0 || high < 1.0;
+}
+
+TEST(ObjectiveReports, TimeWithNothingSignificantSaysSoAndNamesTheBestL2) {
+  auto s = sample();
+  s.history.config["objective"] = "time";
+  judge(s.history.attempts[0], 1.01, 0.99, 1.03);  // die_rr, best L2
+  const auto j = summary_json(s);
+  EXPECT_EQ(j["objective"], "time");
+  EXPECT_EQ(j["verdict"], "no significant speedup");
+  EXPECT_FALSE(j.contains("best"));
+  EXPECT_EQ(j["improved"], false);
+  EXPECT_EQ(j["best_l2"]["label"], "die_rr");
+  EXPECT_EQ(j["best_l2"]["significant"], false);
+  EXPECT_EQ(j["best_l2"]["speedup_ci_low"], 0.99);
+  EXPECT_EQ(j["best_kernel"], "/runs/gemm/best.hip");  // holds the original kernel
+  const std::string t = render_summary_table(s);
+  EXPECT_NE(t.find("objective: time"), std::string::npos) << t;
+  EXPECT_NE(t.find("no significant speedup"), std::string::npos) << t;
+  EXPECT_NE(t.find("best L2 candidate: iteration 1 (die_rr), L2 hit +20.00 points, speedup 1.010x [0.990, 1.030], not significant"),
+            std::string::npos) << t;
+  EXPECT_NE(t.find("(the original)"), std::string::npos) << t;
+  const std::string md = render_report_markdown(s);
+  EXPECT_NE(md.find("- objective: time\n- verdict: no significant speedup"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1 | die_rr | ok | 70.00 | 1.6000 | 1.010 | [0.990, 1.030] | no |"), std::string::npos) << md;
+  EXPECT_NE(md.find("## Best: the original kernel (no significant speedup)"), std::string::npos) << md;
+}
+
+TEST(ObjectiveReports, TimeNamesTheSignificantlyFasterOne) {
+  auto s = sample();
+  s.history.config["objective"] = "time";
+  judge(s.history.attempts[0], 0.93, 0.91, 0.95);  // die_rr: best L2 but slower
+  judge(s.history.attempts[2], 1.052, 1.031, 1.070);
+  const auto j = summary_json(s);
+  EXPECT_EQ(j["best"]["label"], "grouped_m(G=8)");
+  EXPECT_EQ(j["best"]["significant"], true);
+  EXPECT_EQ(j["best"]["speedup_ci_low"], 1.031);
+  EXPECT_EQ(j["verdict"], "faster: 1.052x [1.031, 1.070]");
+  EXPECT_EQ(j["improved"], true);
+  const std::string t = render_summary_table(s);
+  EXPECT_NE(t.find("best: iteration 3 (grouped_m(G=8)), L2 hit +15.00 points, speedup 1.052x [1.031, 1.070], significant"),
+            std::string::npos) << t;
+  EXPECT_NE(t.find("best L2"), std::string::npos) << t;  // its row is still in the table
+}
+
+TEST(ObjectiveReports, L2NamesTheBestL2ButSaysItIsSlower) {
+  auto s = sample();
+  s.history.config["objective"] = "l2";
+  judge(s.history.attempts[0], 0.93, 0.91, 0.95);
+  const auto j = summary_json(s);
+  EXPECT_EQ(j["best"]["label"], "die_rr");
+  EXPECT_EQ(j["verdict"], "slower: 0.93x [0.91, 0.95]");
+  const std::string t = render_summary_table(s);
+  EXPECT_NE(t.find("slower: 0.93x [0.91, 0.95]"), std::string::npos) << t;
+  const std::string md = render_report_markdown(s);
+  EXPECT_NE(md.find("- verdict: slower: 0.93x [0.91, 0.95]"), std::string::npos) << md;
+}
+
+TEST(ObjectiveReports, NotReCheckedIsNullInJson) {
+  const auto j = summary_json(sample());
+  EXPECT_TRUE(j["best"]["significant"].is_null());
+  EXPECT_TRUE(j["best"]["speedup_ci_low"].is_null());
+  EXPECT_EQ(j["verdict"], "speed not re-checked");
+  EXPECT_EQ(j["objective"], "l2");  // a history without the key: the ranking it was made with
 }
 
 }  // namespace

@@ -38,8 +38,8 @@ OptimizeSummary sample_summary() {
   auto& h = s.history;
   h.kernel_name = "gemm";
   h.kernel_path = "/k/gemm.hip";
-  // 32000 bytes = 1000 unique sectors of 10000 requested: ideal hit 90%.
-  h.config = {{"program_info", {{"footprint_bytes", 32000.0}}}};
+  // One launch of 32000 bytes = 1000 unique sectors of 10000 requested: ideal hit 90%.
+  h.config = {{"program_info", {{"footprint_bytes", 32000.0}, {"launch_footprints_bytes", {32000}}}}};
   h.baseline = measured(0, "identity", AttemptStatus::ok, 50.0, 2.0, 1000.0, 200.0, 500.0);
   h.baseline->speedup = 1.0;
   Attempt good = measured(1, "grouped_m(G=8)", AttemptStatus::ok, 70.0, 1.6, 800.0, std::nullopt, 100.0);
@@ -116,6 +116,72 @@ TEST(SuiteRowFrom, NoFootprintMeansNoIdealAndNoHeadroom) {
   EXPECT_FALSE(r.ideal_l2.has_value());
   EXPECT_FALSE(r.headroom_captured.has_value());
   EXPECT_TRUE(r.validated);
+}
+
+TEST(SuiteRowFrom, WholeProgramFootprintAloneGivesNoHeadroomAndSaysWhy) {
+  // stencil_2d on the H100 before this change: 24 launches over a 5x-L2 working set,
+  // the whole-program footprint called 96.7 % "ideal". Without per-launch footprints: blank.
+  OptimizeSummary s = sample_summary();
+  s.history.config = {{"program_info", {{"footprint_bytes", 32000.0}}}};
+  const auto r = suite_row_from(s, 1.0);
+  EXPECT_FALSE(r.ideal_l2.has_value());
+  EXPECT_FALSE(r.headroom_captured.has_value());
+  EXPECT_NE(r.headroom_note.find("does not report per-launch footprints"), std::string::npos) << r.headroom_note;
+}
+
+TEST(SuiteRowFrom, IdealIsPerLaunch) {
+  // Two launches each touching 16000 bytes: 1000 compulsory sectors in all, not the 500
+  // a whole-program footprint of 16000 bytes would claim.
+  OptimizeSummary s = sample_summary();
+  s.history.config = {{"program_info", {{"footprint_bytes", 16000.0}, {"launch_footprints_bytes", {16000, 16000}}}}};
+  s.history.baseline->metrics->launches = 2;
+  auto r = suite_row_from(s, 1.0);
+  ASSERT_TRUE(r.ideal_l2.has_value());
+  EXPECT_DOUBLE_EQ(*r.ideal_l2, 90.0);
+  // The profiler saw another number of launches (e.g. a regex that misses one): no headroom.
+  s.history.baseline->metrics->launches = 3;
+  r = suite_row_from(s, 1.0);
+  EXPECT_FALSE(r.ideal_l2.has_value());
+  EXPECT_NE(r.headroom_note.find("reports 2 launch footprints but the profiler saw 3"), std::string::npos) << r.headroom_note;
+}
+
+TEST(SuiteRowFrom, WriteHeavyKernelsSayWhatTheEstimateLeavesOut) {
+  OptimizeSummary s = sample_summary();
+  s.history.baseline->metrics->dram_read_bytes = 1000.0;
+  s.history.baseline->metrics->dram_write_bytes = 1000.0;
+  const auto r = suite_row_from(s, 1.0);
+  ASSERT_TRUE(r.ideal_l2.has_value());  // still shown, with the caveat
+  EXPECT_NE(r.headroom_note.find("write-heavy (50 %"), std::string::npos) << r.headroom_note;
+  EXPECT_NE(r.headroom_note.find("write-backs"), std::string::npos) << r.headroom_note;
+  EXPECT_TRUE(suite_row_from(sample_summary(), 1.0).headroom_note.empty());  // 17 % writes: no caveat
+}
+
+TEST(SuiteRowFrom, TimeObjectiveWithNothingSignificantSaysSoAndNamesTheBestL2) {
+  OptimizeSummary s = sample_summary();
+  s.history.config["objective"] = "time";
+  auto& good = s.history.attempts[0];
+  good.speedup_ci_low = 0.98;
+  good.speedup_ci_high = 1.3;
+  good.significant = false;
+  auto r = suite_row_from(s, 1.0);
+  EXPECT_EQ(r.objective, "time");
+  EXPECT_TRUE(r.validated);
+  EXPECT_TRUE(r.best_pattern.empty());
+  EXPECT_EQ(r.significant, false);
+  EXPECT_FALSE(r.speedup.has_value());
+  EXPECT_EQ(r.verdict, "no significant speedup");
+  EXPECT_EQ(r.best_l2_pattern, "grouped_m(G=8)");
+  // The slower-L2 one is significantly faster: under time it is the best.
+  auto& other = s.history.attempts[2];
+  other.speedup = 1.05;
+  other.speedup_ci_low = 1.02;
+  other.speedup_ci_high = 1.07;
+  other.significant = true;
+  r = suite_row_from(s, 1.0);
+  EXPECT_EQ(r.best_pattern, "grouped_n(G=8)");
+  EXPECT_EQ(r.significant, true);
+  EXPECT_DOUBLE_EQ(*r.speedup, 1.05);
+  EXPECT_EQ(r.best_l2_pattern, "grouped_m(G=8)");
 }
 
 TEST(SuiteRowFrom, NoHeadroomWhenBaselineIsAlreadyIdeal) {
@@ -213,7 +279,8 @@ TEST(SuiteSummary, WritesMarkdownCsvAndJson) {
   const std::string csv = test::read_text(out / "suite-summary.csv");
   EXPECT_EQ(csv.rfind("kernel,validated,baseline_l2_hit_pct,best_l2_hit_pct,ideal_l2_hit_pct,headroom_captured,", 0), 0u) << csv;
   EXPECT_NE(csv.find("\ngemm,true,50.00,70.00,90.00,0.500,1200,800,500,100,2.0000,1.6000,1.250,"
-                     "\"grouped_m(G=8), \"\"quoted\"\"\",1,3,3.0,\"\"\n"),
+                     "\"grouped_m(G=8), \"\"quoted\"\"\",1,3,3.0,\"\",l2,,,,\"speed not re-checked\","
+                     "\"grouped_m(G=8)\",1.250,\"\"\n"),
             std::string::npos)
       << csv;
   EXPECT_NE(csv.find("\nspmv,false,50.00,,90.00,,"), std::string::npos) << csv;

@@ -74,14 +74,41 @@ TEST(SweepRender, Markdown) {
   const std::string md = render_sweep_markdown(sample_report());
   EXPECT_EQ(md.rfind("# sweep: gemm with grouped_m(G=8) on Test GPU\n", 0), 0u) << md;
   EXPECT_NE(md.find("| size | grid | L2 % base |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| 1024,1024 | 8x8 | 50.00 | 60.00 | +10.00 | 2.0000 | 1.6000 | 1.250 | 1.23e+06 | 1e+03 | helps |\n"),
+  EXPECT_NE(md.find("| 1024,1024 | 8x8 | 50.00 | 60.00 | +10.00 | 2.0000 | 1.6000 | 1.250 | n/a | n/a | 1.23e+06 | 1e+03 | helps |\n"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("| 4096,4096 | 32x32 | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | breaks: the pattern fails verify mode |\n"),
+  EXPECT_NE(md.find("| 4096,4096 | 32x32 | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | breaks: the pattern fails verify mode |\n"),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("\nThe pattern stops helping first at size 4096,4096"), std::string::npos) << md;
   EXPECT_EQ(md.back(), '\n');
+}
+
+TEST(SweepVerdict, WithAnIntervalTheObjectiveDecides) {
+  SweepPoint p = point(50.0, 60.0, 2.0, 1.98);  // +10 L2 points, 1 % faster
+  p.speedup = 1.01;
+  p.speedup_ci_low = 0.99;
+  p.speedup_ci_high = 1.03;
+  p.significant = false;
+  p.objective = Objective::time;
+  EXPECT_EQ(sweep_verdict(p), "no gain");  // L2 moved, speed did not (significantly)
+  p.objective = Objective::l2;
+  EXPECT_EQ(sweep_verdict(p), "helps");  // the paper's view: the L2 gain counts
+  p.speedup = 0.93;
+  p.speedup_ci_low = 0.91;
+  p.speedup_ci_high = 0.95;
+  p.significant = true;
+  EXPECT_EQ(sweep_verdict(p), "hurts");  // significantly slower hurts under either objective
+  p.objective = Objective::time;
+  EXPECT_EQ(sweep_verdict(p), "hurts");
+  p.speedup = 1.05;
+  p.speedup_ci_low = 1.02;
+  p.speedup_ci_high = 1.07;
+  EXPECT_EQ(sweep_verdict(p), "helps");
+  const nlohmann::json j = p;
+  EXPECT_EQ(j["significant"], true);
+  EXPECT_EQ(j["speedup_ci_low"], 1.02);
+  EXPECT_EQ(j["objective"], "time");
 }
 
 TEST(SweepRender, Json) {

@@ -9,6 +9,7 @@
 
 #include "swizzleperf/backend/backend.h"
 #include "swizzleperf/core/hardware.h"
+#include "swizzleperf/core/history.h"
 #include "swizzleperf/core/kernel_source.h"
 
 namespace swz::cli {
@@ -37,6 +38,10 @@ ToolOptions tool_options_from(const cxxopts::ParseResult& r, const std::string& 
 // PATH, then /usr/local/cuda/bin"), or the value is empty (nothing to say), that
 // suffix is dropped. Long lines are wrapped under the description column.
 std::string help_text(cxxopts::Options& o, const std::vector<std::string>& groups = {});
+// The "Objective" group: --objective time|l2 and --rounds (the interleaved re-check).
+void add_objective_options(cxxopts::Options& o);
+// Reads them; false with a one-line message on a bad value.
+bool objective_options_from(const cxxopts::ParseResult& r, Objective& objective, int& rounds, std::string& error);
 
 // Parses args with cxxopts; on a parse error returns false with a one-line message.
 bool parse_args(cxxopts::Options& o, const std::vector<std::string>& args, cxxopts::ParseResult& out,

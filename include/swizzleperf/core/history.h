@@ -50,7 +50,15 @@ struct Attempt {
   nlohmann::json validation = nlohmann::json::object();  // verify cases, output comparison
   std::optional<Metrics> metrics;
   std::optional<Timing> timing;
-  std::optional<double> speedup;     // baseline median / this median, same run
+  std::optional<double> speedup;     // baseline median / this median, same run; for a re-checked
+                                     // attempt the interleaved estimate (median per-round ratio)
+  // The interleaved re-check (loop/speed_judge), only for candidates that could become
+  // best: 95 % interval of the speedup and whether it excludes 1.0. Absent (null in
+  // reports) when the attempt was not re-checked.
+  std::optional<double> speedup_ci_low;
+  std::optional<double> speedup_ci_high;
+  std::optional<bool> significant;
+  nlohmann::json recheck = nlohmann::json::object();  // per-round times, rounds, one-shot speedup
   std::map<std::string, double> stage_seconds;  // propose, check, build, verify, time, profile
   std::string started_at;            // ISO-8601 UTC
   double wall_seconds = 0;
@@ -60,6 +68,19 @@ struct Attempt {
 
 void to_json(nlohmann::json& j, const Attempt& a);
 void from_json(const nlohmann::json& j, Attempt& a);
+
+// What "best" means (--objective). time: the validated candidate with the largest
+// significant speedup (> 1); none when nothing is significantly faster. l2: the
+// paper's ranking, highest L2 hit rate then lowest time (reports flag a best that is
+// significantly slower than the baseline).
+enum class Objective { time, l2 };
+std::string to_string(Objective o);
+std::optional<Objective> objective_from_string(const std::string& s);
+
+// True when the attempt was re-checked and is significantly faster than the baseline.
+bool significantly_faster(const Attempt& a);
+// True when the attempt was re-checked and is significantly slower than the baseline.
+bool significantly_slower(const Attempt& a);
 
 struct RunHistory {
   int schema_version = kHistorySchemaVersion;
@@ -75,9 +96,14 @@ struct RunHistory {
   std::optional<Attempt> baseline;
   std::vector<Attempt> attempts;     // iteration 1..N in order
 
-  // Best validated attempt: highest L2 hit rate, then lowest median time.
-  // nullptr when none validated. The baseline is not a candidate.
+  // The run's objective: config["objective"]; a history written before the option
+  // existed was ranked by L2 and keeps that ranking.
+  Objective objective() const;
+  // Best validated attempt under objective() (see Objective). nullptr when there is
+  // none (nothing validated; under time also when nothing is significantly faster).
+  // The baseline is not a candidate.
   const Attempt* best() const;
+  const Attempt* best(Objective objective) const;
   int next_iteration() const { return attempts.empty() ? 1 : attempts.back().iteration + 1; }
 };
 
@@ -89,8 +115,11 @@ Status save_history(const std::filesystem::path& path, const RunHistory& history
 // Refuses: unreadable, not JSON, not a swizzleperf history, newer schema.
 Result<RunHistory> load_history(const std::filesystem::path& path);
 
-// Ranking used by best(): true when a is better than b.
+// Ranking used by best(): true when a is better than b. Without an objective: the
+// L2 ranking (highest L2 hit rate, then lowest median time). Under time both must be
+// significantly faster (best() only compares those): largest speedup, then L2.
 bool better_attempt(const Attempt& a, const Attempt& b);
+bool better_attempt(const Attempt& a, const Attempt& b, Objective objective);
 
 std::string now_iso8601();
 // Non-cryptographic content hash ("fnv1a64:<16 hex>") to notice a changed kernel.

@@ -27,13 +27,16 @@ struct OptimizeOptions {
   int warmup = 5;
   std::vector<int> size;             // --size for the program (empty: its default)
   std::string host_cxx = "c++";
+  Objective objective = Objective::time;  // what "best" means; recorded as config["objective"]
+  int recheck_rounds = 6;            // interleaved A B rounds for a candidate that could become best (0: off)
   nlohmann::json config = nlohmann::json::object();  // recorded in the history
 };
 
 struct OptimizeSummary {
   RunHistory history;
   std::filesystem::path run_dir;
-  std::filesystem::path best_kernel;  // empty when nothing validated beat the baseline
+  std::filesystem::path best_kernel;  // best.hip; under --objective time with no significant
+                                      // speedup it holds the original kernel; empty when none written
   bool interrupted = false;
   bool improved() const;              // best beats the baseline's L2 hit rate or time
 };
@@ -51,6 +54,12 @@ class Optimizer {
   bool finish_attempt_stages(Attempt& a, const std::filesystem::path& dir, const std::filesystem::path& exe);
   Status save();
   void update_best();
+  // Interleaved re-check against the baseline binary for a candidate that could
+  // become best under the objective; sets speedup, its interval and significant.
+  void recheck_speed(Attempt& a, const std::filesystem::path& exe);
+  bool could_become_best(const Attempt& a) const;
+  std::filesystem::path baseline_exe() const { return opt_.run_dir / "baseline" / "kernel"; }
+  std::vector<std::string> time_args() const;
   std::vector<std::string> size_args() const;
 
   Backend& backend_;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "swizzleperf/backend/backend.h"
+#include "swizzleperf/core/history.h"
 #include "swizzleperf/core/kernel_source.h"
 
 namespace swz {
@@ -24,6 +25,8 @@ struct SweepOptions {
   int time_reps = 20;
   int warmup = 3;
   std::string host_cxx = "c++";
+  Objective objective = Objective::time;  // what the verdict judges (see sweep_verdict)
+  int rounds = 6;                          // interleaved timing rounds per size (0: one run each)
 };
 
 struct SweepPoint {
@@ -31,6 +34,11 @@ struct SweepPoint {
   TileGrid grid;
   std::string verdict;  // helps | no gain | hurts | breaks: <why>
   std::optional<double> base_l2, cand_l2, base_ms, cand_ms, base_fabric, cand_fabric;
+  // From the interleaved timing (rounds > 0): speedup = median per-round ratio, its
+  // 95 % interval and whether it excludes 1.0.
+  std::optional<double> speedup, speedup_ci_low, speedup_ci_high;
+  std::optional<bool> significant;
+  Objective objective = Objective::time;
 };
 
 struct SweepReport {
@@ -43,8 +51,10 @@ void to_json(nlohmann::json& j, const SweepPoint& p);
 void to_json(nlohmann::json& j, const SweepReport& r);
 std::string render_sweep_markdown(const SweepReport& r);
 
-// Classifies one point: gain >= 0.5 L2 points or >= 2% faster -> helps;
-// worse by those margins -> hurts; else no gain.
+// Classifies one point. objective time (with an interval): significantly faster ->
+// helps, significantly slower -> hurts, else no gain. objective l2, or no interval:
+// gain >= 0.5 L2 points or >= 2% faster -> helps; worse by those margins -> hurts;
+// else no gain (under l2 a significantly slower point is "hurts" whatever its L2).
 std::string sweep_verdict(const SweepPoint& p);
 
 Result<SweepReport> run_sweep(Backend& backend, ProcessRunner& runner, const SweepOptions& options);

@@ -43,6 +43,8 @@ struct PromptTemplates {
   std::string optimize;               // optimize.txt
   std::string hardware_aware;         // hardware_aware.txt
   std::string architecture_overload;  // architecture_overload.md
+  std::string objective_time;         // objective_time.txt: goal line, then the rule (--objective time)
+  std::string objective_l2;           // objective_l2.txt: the same for --objective l2
   nlohmann::json reply_schema;        // reply_schema.json
 };
 

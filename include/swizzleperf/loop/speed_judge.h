@@ -1,0 +1,44 @@
+// Speed judge: is the candidate program faster than the baseline program?
+// Runs both programs' `time` mode alternately, A B A B ... for `rounds` rounds
+// (each run: its own warm-up, then `reps` timed reps with the harness's L2 flush
+// before each, reporting their median), and turns the paired round medians into
+// a speedup with a distribution-free 95 % interval (core/stats: sign-test
+// interval of the median ratio baseline/candidate). Interleaving puts machine
+// drift into both members of a pair instead of into the difference.
+// Cost: 2 * rounds time-mode runs. A failed run is an Error naming the program;
+// nothing is retried. Used by the optimize loop's re-check (and meant for a
+// future `gate` command).
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "swizzleperf/backend/backend.h"
+#include "swizzleperf/core/result.h"
+#include "swizzleperf/core/stats.h"
+
+namespace swz {
+
+inline constexpr int kDefaultRecheckRounds = 6;  // the fewest that can give a 95 % sign-test interval
+
+struct SpeedComparison {
+  PairedRatio ratio;                 // speedup = baseline / candidate, its interval, significant
+  std::vector<double> baseline_ms;   // per-round medians, in run order
+  std::vector<double> candidate_ms;
+  double seconds = 0;                // wall time of the whole comparison
+  int runs = 0;                      // time-mode invocations made (2 * rounds)
+};
+
+void to_json(nlohmann::json& j, const SpeedComparison& c);
+
+// `args` are the time-mode arguments both programs get (e.g. {"time", "--reps", "30",
+// "--warmup", "5", "--size", ...}); the median is read from each run's JSON line.
+Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::path& exe_base,
+                                      const std::filesystem::path& exe_cand, const std::vector<std::string>& args,
+                                      int rounds, std::chrono::seconds timeout);
+
+}  // namespace swz

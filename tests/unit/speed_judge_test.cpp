@@ -1,0 +1,85 @@
+// Tests of the speed judge (loop/speed_judge): real processes through the real
+// CUDA backend's run_program. The "programs" are small shell scripts standing in
+// for a kernel program's time mode at the process seam: each logs its name, so
+// the test sees the interleaving, and prints the median the test planted.
+#include "swizzleperf/loop/speed_judge.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include "swizzleperf/backend/cuda_backend.h"
+#include "support/fixtures.h"
+
+namespace swz {
+namespace {
+
+// A time-mode stand-in: appends NAME to LOG, prints {"mode":"time","median_ms":M}
+// with M taken from its list in turn (round i gets the i-th value, cycling).
+fs::path program(const test::TempDir& dir, const std::string& name, const std::vector<double>& medians,
+                 const fs::path& log, int exit_code = 0) {
+  std::string list;
+  for (double m : medians) list += (list.empty() ? "" : " ") + std::to_string(m);
+  const fs::path p = dir / name;
+  test::write_text(p, "#!/bin/sh\n"
+                      "n=$(grep -c '^" + name + "$' '" + log.string() + "' 2>/dev/null || true)\n"
+                      "n=${n:-0}\n"
+                      "echo " + name + " >> '" + log.string() + "'\n"
+                      "set -- " + list + "\n"
+                      "i=$(( n % $# + 1 ))\n"
+                      "eval m=\\${$i}\n"
+                      "echo \"{\\\"mode\\\":\\\"time\\\",\\\"median_ms\\\":$m}\"\n"
+                      "exit " + std::to_string(exit_code) + "\n");
+  ::chmod(p.c_str(), 0755);
+  return p;
+}
+
+class SpeedJudge : public ::testing::Test {
+ protected:
+  test::TempDir dir;
+  RealProcessRunner runner;
+  CudaBackend backend{runner, ToolOptions{}};
+  fs::path log = dir / "order.log";
+  std::vector<std::string> args = {"time", "--reps", "30", "--warmup", "5"};
+};
+
+TEST_F(SpeedJudge, InterleavesAndFindsAPlantedSpeedup) {
+  auto a = program(dir, "base", {2.00, 2.02, 1.98, 2.01, 2.00, 1.99}, log);
+  auto b = program(dir, "cand", {1.90, 1.91, 1.89, 1.92, 1.90, 1.90}, log);
+  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10));
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->runs, 12);  // 2 x rounds time-mode runs
+  EXPECT_EQ(test::read_text(log), "base\ncand\nbase\ncand\nbase\ncand\nbase\ncand\nbase\ncand\nbase\ncand\n");
+  EXPECT_EQ(c->baseline_ms.size(), 6u);
+  EXPECT_DOUBLE_EQ(c->baseline_ms[1], 2.02);
+  EXPECT_TRUE(c->ratio.significant);
+  EXPECT_GT(c->ratio.low, 1.0);
+  EXPECT_NEAR(c->ratio.estimate, 2.0 / 1.9, 0.01);
+  const nlohmann::json j = *c;
+  EXPECT_EQ(j["rounds"], 6);
+  EXPECT_EQ(j["significant"], true);
+}
+
+TEST_F(SpeedJudge, SameProgramTwiceIsNotSignificant) {
+  auto a = program(dir, "same", {1.0, 1.1, 0.9, 1.05, 0.95, 1.0}, log);
+  // Each program counts its own runs, so both members of round i print value i: the
+  // rounds drift (1.1 vs 0.9) but every ratio is exactly 1.
+  auto b = program(dir, "twin", {1.0, 1.1, 0.9, 1.05, 0.95, 1.0}, log);
+  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10));
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_FALSE(c->ratio.significant);
+  EXPECT_DOUBLE_EQ(c->ratio.estimate, 1.0);
+}
+
+TEST_F(SpeedJudge, AFailingRunIsAnErrorNamingWhich) {
+  auto a = program(dir, "base", {1.0}, log);
+  auto b = program(dir, "cand", {1.0}, log, 3);
+  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10));
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().message.find("candidate time mode failed"), std::string::npos) << c.error().message;
+  EXPECT_EQ(test::read_text(log), "base\ncand\n");  // stopped at the first failure
+  EXPECT_FALSE(compare_speed(backend, a, b, args, 0, std::chrono::seconds(10)));
+}
+
+}  // namespace
+}  // namespace swz
