@@ -947,4 +947,17 @@ Status check_region_code(std::string_view code) {
   return make_error("swizzle region rejected: " + v.message());
 }
 
+Status check_recorded_regions(const RunHistory& history) {
+  if (history.baseline)
+    if (auto v = validate_region_code(history.baseline->region); !v.ok)
+      return make_error("the recorded baseline's region is rejected: " + v.message() + "; start a new run");
+  for (const auto& a : history.attempts) {
+    if (a.status != AttemptStatus::ok) continue;
+    if (auto v = validate_region_code(a.region); !v.ok)
+      return make_error("attempt " + std::to_string(a.iteration) + " (" + a.label + ") is recorded as ok but its region is rejected: " +
+                        v.message() + "; refusing to resume from this history (start a new run)");
+  }
+  return ok_status();
+}
+
 }  // namespace swz

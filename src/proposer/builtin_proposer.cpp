@@ -194,6 +194,7 @@ Result<Proposal> BuiltinProposer::propose(const ProposalContext& ctx) {
     o.tried = true;
     switch (a.status) {
       case AttemptStatus::rejected_mapping:
+      case AttemptStatus::rejected_region:
       case AttemptStatus::build_failed:
       case AttemptStatus::validation_failed:
       case AttemptStatus::run_failed:

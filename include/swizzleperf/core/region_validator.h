@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "swizzleperf/core/history.h"
 #include "swizzleperf/core/result.h"
 
 namespace swz {
@@ -32,5 +33,10 @@ RegionVerdict validate_region_code(std::string_view code);
 
 // The same as a Status: an Error whose message is "swizzle region rejected: <message()>".
 Status check_region_code(std::string_view code);
+
+// --resume: every region a loaded history will use again must still pass: the
+// baseline's and every `ok` attempt's (best.hip and `sweep --run` splice them).
+// Attempts that failed stay recorded as they are. The Error names the attempt.
+Status check_recorded_regions(const RunHistory& history);
 
 }  // namespace swz
