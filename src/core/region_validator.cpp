@@ -77,6 +77,7 @@ std::optional<Reject> raw_scan(std::string_view s, std::string& code) {
   code.clear();
   code.reserve(s.size());
   enum { normal, line_comment, block_comment } st = normal;
+  int comment_line = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     const char n = i + 1 < s.size() ? s[i + 1] : '\0';
@@ -113,6 +114,7 @@ std::optional<Reject> raw_scan(std::string_view s, std::string& code) {
     }
     if (c == '/' && n == '*') {
       st = block_comment;
+      comment_line = line;
       ++i;
       continue;
     }
@@ -127,7 +129,7 @@ std::optional<Reject> raw_scan(std::string_view s, std::string& code) {
     if (c == '\n') ++line;
     code += static_cast<char>(c);
   }
-  if (st == block_comment) return Reject{line, "/*", "unterminated comment"};
+  if (st == block_comment) return Reject{comment_line, "/*", "unterminated comment"};
   return std::nullopt;
 }
 
@@ -186,7 +188,8 @@ std::optional<Reject> lex(const std::string& code, std::vector<Token>& out) {
     }
     if (!matched) return Reject{line, printable(static_cast<unsigned char>(c)), "unexpected character"};
   }
-  out.push_back({Tk::end, "end of region", line});
+  // The end is reported on the line of the last token (1 when there is none).
+  out.push_back({Tk::end, "end of region", out.empty() ? 1 : out.back().line});
   return std::nullopt;
 }
 
