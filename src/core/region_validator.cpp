@@ -7,14 +7,18 @@
 // compiler see something other than what this lexer sees, then accepts a
 // token stream only when it parses as the subset. Rules, in order:
 //  1. Raw text, everywhere (comments included): NUL, control characters other
-//     than tab/newline/CR/FF/VT, any backslash (so no line splice), `??x`
-//     trigraph sequences. Outside comments also: `#`, the digraphs `%:` `<:`
-//     `:>` `<%` `%>`, `"`, `'`, `` ` ``, `@`, `$` and non-ASCII bytes. Inside a
-//     comment, quotes, `#` and UTF-8 prose are harmless (the comment rules
-//     below match the compiler's exactly once backslashes are gone).
+//     than tab/newline/CR/FF/VT, any backslash (so no line splice, no escape),
+//     `??x` trigraph sequences. Outside comments and quotes also: `#`, the
+//     digraphs `%:` `<:` `:>` `<%` `%>`, `` ` ``, `@`, `$` and non-ASCII bytes.
+//     Inside a comment, quotes, `#` and UTF-8 prose are harmless: once
+//     backslashes are gone, the comment rules here match the compiler's.
 //  2. Tokens: identifiers, integer literals (decimal, octal, hex, binary; u/U
-//     with l/L/ll/LL suffixes; too-large values refused), punctuators.
-//     Floating literals and anything else are refused.
+//     with l/L/ll/LL suffixes; too-large values refused), punctuators, and
+//     string/character literals, which exist only to be rejected where the
+//     parser meets them (so `system("...")` is reported at `system`). Any
+//     quote outside a comment yields such a token, so a region whose quotes
+//     could make this scanner and the compiler disagree on where a comment
+//     starts is always rejected. Floating literals are refused.
 //  3. Grammar: the region is a sequence of `SWZ_HD <int-type> name(params)`
 //     definitions (or prototypes followed later by their definition). Names
 //     are checked: every identifier used must be a local, a parameter, a
@@ -42,7 +46,7 @@ namespace {
 
 // ---- lexer -------------------------------------------------------------------
 
-enum class Tk { ident, number, punct, end };
+enum class Tk { ident, number, punct, str, end };
 
 struct Token {
   Tk kind = Tk::end;
@@ -76,7 +80,8 @@ std::optional<Reject> raw_scan(std::string_view s, std::string& code) {
   int line = 1;
   code.clear();
   code.reserve(s.size());
-  enum { normal, line_comment, block_comment } st = normal;
+  enum { normal, line_comment, block_comment, quoted } st = normal;
+  char quote = 0;
   int comment_line = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
@@ -88,6 +93,12 @@ std::optional<Reject> raw_scan(std::string_view s, std::string& code) {
     if (c == '\\') return Reject{line, "\\", n == '\n' || n == '\r' ? "line splice (backslash-newline)" : "backslash (escape sequences and line splices are not allowed)"};
     if (c == '?' && n == '?' && i + 2 < s.size() && trigraph_char(s[i + 2]))
       return Reject{line, std::string("??") + s[i + 2], "trigraph"};
+    if (st == quoted) {  // kept for the lexer, which turns it into a (rejected) literal token
+      code += static_cast<char>(c);
+      if (c == quote || c == '\n') st = normal;
+      if (c == '\n') ++line;
+      continue;
+    }
     if (st == line_comment) {
       if (c == '\n') {
         st = normal;
@@ -123,8 +134,12 @@ std::optional<Reject> raw_scan(std::string_view s, std::string& code) {
     if (c == '%' && n == ':') return Reject{line, "%:", "digraph for '#' (preprocessor)"};
     if ((c == '<' && (n == ':' || n == '%')) || (c == ':' && n == '>') || (c == '%' && n == '>'))
       return Reject{line, std::string(1, static_cast<char>(c)) + n, "digraph"};
-    if (c == '"') return Reject{line, "\"", "string literal"};
-    if (c == '\'') return Reject{line, "'", "character literal"};
+    if (c == '"' || c == '\'') {
+      st = quoted;
+      quote = static_cast<char>(c);
+      code += static_cast<char>(c);
+      continue;
+    }
     if (c == '`' || c == '@' || c == '$') return Reject{line, printable(c), "character not used in C++ code"};
     if (c == '\n') ++line;
     code += static_cast<char>(c);
@@ -156,6 +171,14 @@ std::optional<Reject> lex(const std::string& code, std::vector<Token>& out) {
       std::size_t j = i;
       while (j < code.size() && (isalnum(static_cast<unsigned char>(code[j])) || code[j] == '_')) ++j;
       out.push_back({Tk::ident, code.substr(i, j - i), line});
+      i = j;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      std::size_t j = i + 1;
+      while (j < code.size() && code[j] != c && code[j] != '\n') ++j;
+      if (j < code.size() && code[j] == c) ++j;
+      out.push_back({Tk::str, code.substr(i, j - i), line});
       i = j;
       continue;
     }
@@ -348,6 +371,7 @@ class Parser {
   // Why a token cannot start what we expected: forbidden things get their own reason.
   [[noreturn]] void fail_unexpected(const std::string& expected) const {
     const Token& tok = cur();
+    if (tok.kind == Tk::str) fail(tok, tok.text[0] == '"' ? "string literal" : "character literal");
     if (tok.kind == Tk::ident) {
       const std::string& n = tok.text;
       if (n == "static") fail(tok, "'static' is not allowed (no static storage in the region)");
@@ -854,6 +878,7 @@ class Parser {
 
   Val primary() {
     const Token tok = cur();
+    if (tok.kind == Tk::str) fail_unexpected("an expression");
     if (tok.kind == Tk::number) {
       if (auto why = check_literal(tok.text)) fail(tok, *why);
       ++p_;
