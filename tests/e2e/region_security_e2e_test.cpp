@@ -166,6 +166,27 @@ TEST(RegionSecurityE2E, LlmProposalsThatAreHostileAreRejectedAndTheRunGoesOn) {
   EXPECT_NE(last.find("status: rejected_region"), std::string::npos) << last;
   EXPECT_NE(last.find("line 2: 'system': call to a function not defined in the region"), std::string::npos) << last;
   EXPECT_NE(last.find("line 1: '%:': digraph"), std::string::npos) << last;
+
+  // A history whose ok attempt holds a hostile region (edited by hand, or
+  // written before the validator existed) is refused by --resume and by
+  // `sweep --run`, each with one line; nothing of it is compiled.
+  auto tampered = h;
+  tampered["attempts"][hostile.size()]["region"] = with_marker(hostile[0].region, marker);
+  write_text(tmp / "run" / "history.json", tampered.dump(2));
+  const std::string fake_nvcc = (fake_dir() / "fake_nvcc").string(), fake_ncu = (fake_dir() / "fake_ncu").string();
+  auto resumed = run_cli({"optimize", "--resume", (tmp / "run").string(), "--iterations", std::to_string(n + 1), "--base-url",
+                          server.base_url(), "--nvcc", fake_nvcc, "--ncu", fake_ncu},
+                         tmp.path(), {}, 120);
+  EXPECT_EQ(resumed.exit_code, 2) << resumed.err;
+  EXPECT_EQ(lines_containing(resumed.err, "error"), 1) << resumed.err;
+  EXPECT_NE(resumed.err.find("is recorded as ok but its region is rejected: line 2: 'system'"), std::string::npos) << resumed.err;
+  auto swept = run_cli({"sweep", (tmp / "gemm.hip").string(), "--run", (tmp / "run").string(), "--sizes", "256,256,64",
+                        "--backend", "cuda", "--nvcc", fake_nvcc, "--ncu", fake_ncu, "--out", (tmp / "sweep").string()},
+                       tmp.path(), {}, 120);
+  EXPECT_EQ(swept.exit_code, 2) << swept.err;
+  EXPECT_NE(swept.err.find("swizzle region rejected: line 2: 'system'"), std::string::npos) << swept.err;
+  EXPECT_EQ(server.requests().size(), hostile.size() + 2);  // no further LLM call
+  EXPECT_FALSE(fs::exists(marker));
 }
 
 }  // namespace

@@ -274,6 +274,47 @@ TEST(RegionValidatorProjectRegions, EveryBuiltinFamilyPasses) {
   EXPECT_EQ(families, (std::set<std::string>{"die_rr", "die_chunk", "grouped_m", "grouped_n", "grouped_m_die", "topo_group"}));
 }
 
+// ---- regions recorded in a history (--resume) -------------------------------------
+
+TEST(RegionValidatorHistory, OkAttemptsAndTheBaselineMustStillPass) {
+  RunHistory h;
+  Attempt base;
+  base.region = fn("  return pid;\n");
+  h.baseline = base;
+  Attempt rejected;
+  rejected.iteration = 1;
+  rejected.status = AttemptStatus::rejected_region;
+  rejected.region = fn("  system(pid);\n  return pid;\n");
+  h.attempts.push_back(rejected);
+  Attempt failed = rejected;  // failed attempts stay recorded as they are
+  failed.iteration = 2;
+  failed.status = AttemptStatus::build_failed;
+  h.attempts.push_back(failed);
+  Attempt good;
+  good.iteration = 3;
+  good.status = AttemptStatus::ok;
+  good.region = fn("  return pid;\n");
+  h.attempts.push_back(good);
+  EXPECT_TRUE(check_recorded_regions(h));
+
+  Attempt evil = good;
+  evil.iteration = 4;
+  evil.label = "evil";
+  evil.region = "static int x = 1;\n" + fn("  return pid;\n");
+  h.attempts.push_back(evil);
+  auto st = check_recorded_regions(h);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message,
+            "attempt 4 (evil) is recorded as ok but its region is rejected: line 1: 'static': 'static' is not allowed (no "
+            "static storage in the region); refusing to resume from this history (start a new run)");
+
+  h.attempts.pop_back();
+  h.baseline->region = "#define X\n" + fn("  return pid;\n");
+  auto sb = check_recorded_regions(h);
+  ASSERT_FALSE(sb);
+  EXPECT_NE(sb.error().message.find("baseline"), std::string::npos) << sb.error().message;
+}
+
 // ---- accepted implies compiles ------------------------------------------------------
 
 // Random programs of the subset: every one must be accepted, and all must compile.
