@@ -367,7 +367,9 @@ class Generator {
       }
       case 1: {
         const auto saved = vars_;  // what a branch declares goes out of scope with it
-        std::string s = indent(d) + "if (" + expr(2) + ") {\n" + statement(d + 1);
+        const std::string cond = expr(2);  // before the branches: they may declare names
+        std::string s = indent(d) + "if (" + cond + ") {\n";
+        s += statement(d + 1);
         vars_ = saved;
         s += indent(d) + "} else {\n" + statement(d + 1) + indent(d) + "}\n";
         vars_ = saved;
@@ -377,8 +379,9 @@ class Generator {
         const std::string i = "i" + std::to_string(next_++);
         const auto saved = vars_;
         vars_.push_back(i);
-        std::string s = indent(d) + "for (unsigned " + i + " = 0; " + i + " < 3; ++" + i + ") {\n" + statement(d + 1) +
-                        indent(d + 1) + "if (" + expr(1) + ") break;\n" + indent(d) + "}\n";
+        std::string s = indent(d) + "for (unsigned " + i + " = 0; " + i + " < 3; ++" + i + ") {\n";
+        s += statement(d + 1);
+        s += indent(d + 1) + "if (" + expr(1) + ") break;\n" + indent(d) + "}\n";
         vars_ = saved;
         return s;
       }
