@@ -33,7 +33,7 @@ std::vector<Hostile> hostile_regions() {
       {"__attribute__((constructor))", "__attribute__((constructor)) void evil() { system(\"touch MARKER\"); }\n" + kSig + "  return pid;\n}\n", 1, "__attribute__"},
       {"asm volatile", kSig + "  asm volatile(\"\" ::: \"memory\");\n  return pid;\n}\n", 2, "asm"},
       {"%:include", "%:include <cstdlib>\n" + kSig + "  return pid + system(\"touch MARKER\") * 0;\n}\n", 1, "%:"},
-      {"??=include", "??=include <cstdlib>\n" + kSig + "  return pid + system(\"touch MARKER\") * 0;\n}\n", 1, "??="},
+      {"?\?=include", "?\?=include <cstdlib>\n" + kSig + "  return pid + system(\"touch MARKER\") * 0;\n}\n", 1, "?\?="},
       {"a string literal", kSig + "  return pid + \"evil\"[0] * 0;\n}\n", 2, "\"evil\""},
       {"#define", "#define swizzle_pid(a, b, c) (system(\"touch MARKER\"), a)\n" + kSig + "  return pid;\n}\n", 1, "#"},
       {"a line splice", kSig + "  return pid; // a comment that goes on \\\n  + system(\"touch MARKER\");\n}\n", 2, "\\"},
