@@ -29,6 +29,8 @@
 // break outside a loop, redeclaration), but that part is best effort: a
 // constexpr whose value overflows is accepted and fails to compile later,
 // which the mapping check reports.
+// A rejection unwinds the parser through an internal exception (Reject), caught
+// in Parser::run(); it never leaves this file: the API returns values.
 #include "swizzleperf/core/region_validator.h"
 
 #include <algorithm>
