@@ -6,6 +6,7 @@
 #include "swizzleperf/backend/cuda_backend.h"
 #include "swizzleperf/backend/hip_backend.h"
 #include "swizzleperf/core/kernel_source.h"
+#include "swizzleperf/core/region_validator.h"
 
 namespace swz::cli {
 
@@ -28,6 +29,7 @@ int cmd_build(const std::vector<std::string>& args) {
   if (!r.count("kernel")) return report_error("build needs a kernel file: swizzleperf build KERNEL.hip -o OUT");
   auto k = KernelSource::load(r["kernel"].as<std::string>());
   if (!k) return report_error(k.error().message);
+  if (auto st = check_region_code(k->region()); !st) return report_error(k->path().string() + ": " + st.error().message);
   std::string out = r["output"].as<std::string>();
   if (out.empty()) out = k->name();
   std::string which = r["backend"].as<std::string>();

@@ -8,6 +8,7 @@
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/cli/proposer_factory.h"
+#include "swizzleperf/core/region_validator.h"
 #include "swizzleperf/loop/optimizer.h"
 #include "swizzleperf/loop/report.h"
 
@@ -68,6 +69,7 @@ int cmd_optimize(const std::vector<std::string>& args) {
   }
   auto kernel = KernelSource::load(opt.kernel);
   if (!kernel) return report_error(kernel.error().message);
+  if (auto st = check_region_code(kernel->region()); !st) return report_error(opt.kernel.string() + ": " + st.error().message);
   if (opt.run_dir.empty()) opt.run_dir = std::filesystem::path("runs") / fmt::format("{}-{}", kernel->name(), stamp());
 
   opt.iterations = r["iterations"].as<int>();

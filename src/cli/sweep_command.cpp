@@ -7,6 +7,7 @@
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/core/history.h"
+#include "swizzleperf/core/region_validator.h"
 #include "swizzleperf/loop/sweep.h"
 
 namespace swz::cli {
@@ -70,6 +71,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
     return report_error("sweep needs a pattern: --run RUN_DIR (its best attempt) or --region FILE");
   }
   if (auto st = validate_region(opt.region); !st) return report_error(st.error().message);
+  if (auto st = check_region_code(opt.region); !st) return report_error(opt.label + ": " + st.error().message);
   opt.out_dir = r["out"].as<std::string>();
   if (opt.out_dir.empty()) opt.out_dir = std::filesystem::path("runs") / ("sweep-" + k->name());
   opt.time_reps = r["reps"].as<int>();

@@ -21,6 +21,7 @@ const std::pair<AttemptStatus, const char*> kStatusNames[] = {
     {AttemptStatus::ok, "ok"},
     {AttemptStatus::proposal_failed, "proposal_failed"},
     {AttemptStatus::rejected_mapping, "rejected_mapping"},
+    {AttemptStatus::rejected_region, "rejected_region"},
     {AttemptStatus::duplicate, "duplicate"},
     {AttemptStatus::build_failed, "build_failed"},
     {AttemptStatus::validation_failed, "validation_failed"},

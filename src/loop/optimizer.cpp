@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "swizzleperf/core/mapping_check.h"
+#include "swizzleperf/core/region_validator.h"
 #include "swizzleperf/loop/report.h"
 #include "swizzleperf/loop/speed_judge.h"
 
@@ -144,6 +145,7 @@ Status Optimizer::prepare() {
   auto k = KernelSource::load(opt_.kernel);
   if (!k) return k.error();
   kernel_ = std::move(k.value());
+  if (auto st = check_region_code(kernel_->region()); !st) return make_error(opt_.kernel.string() + ": " + st.error().message);
   history_path_ = opt_.run_dir / "history.json";
   std::error_code ec;
   if (opt_.resume) {
@@ -152,6 +154,7 @@ Status Optimizer::prepare() {
     auto h = load_history(history_path_);
     if (!h) return h.error();
     history_ = std::move(h.value());
+    if (auto st = check_recorded_regions(history_); !st) return make_error(history_path_.string() + ": " + st.error().message);
     if (history_.kernel_hash != content_hash(kernel_->text()))
       return make_error("kernel " + opt_.kernel.string() + " changed since run " + opt_.run_dir.string() +
                         " started; resume needs the same file (or start a new run)");
@@ -313,6 +316,12 @@ Attempt Optimizer::evaluate(int iteration, const Proposal& p, const fs::path& di
     a.wall_seconds = secs_since(t0);
     return a;
   };
+  // 0. The region validator: untrusted code that is not plain arithmetic is never compiled.
+  if (auto verdict = validate_region_code(p.region); !verdict.ok) {
+    a.status = AttemptStatus::rejected_region;
+    a.reason = verdict.message();
+    return done();
+  }
   // 1. Mapping check on the host: no GPU time for a broken mapping.
   {
     const auto c0 = std::chrono::steady_clock::now();
@@ -387,6 +396,10 @@ void Optimizer::update_best() {
     // Under time with nothing significantly faster the original kernel is the best kernel.
     if (history_.objective() == Objective::time && history_.baseline)
       (void)write_file_atomic(opt_.run_dir / "best.hip", kernel_->text());
+    return;
+  }
+  if (auto st = check_region_code(best->region); !st) {
+    spdlog::warn("best.hip not written: {}", st.error().message);
     return;
   }
   auto spliced = kernel_->splice(best->region);

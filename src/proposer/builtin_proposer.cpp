@@ -140,29 +140,40 @@ void apply_hints(FamilyCandidate& c, const nlohmann::json& hints) {
 // slots and side-1 pids the rest (ranks within a side keep pid order), so that
 // consecutive logical tiles share a side. Later waves are not predictable (the
 // probe found they do not repeat the first wave's order) and keep q = pid.
-std::string topo_body(const std::vector<int>& table) {
+// The measured table as a helper function (the region subset has no arrays):
+// bit p % 64 of word p / 64 is set when first-wave pid p runs on side 1.
+std::string topo_helper(const std::vector<int>& table) {
   std::vector<unsigned long long> words((table.size() + 63) / 64, 0);
   for (std::size_t i = 0; i < table.size(); ++i)
     if (table[i] == 1) words[i / 64] |= 1ull << (i % 64);
-  std::vector<std::string> lits;
-  for (auto w : words) lits.push_back(fmt::format("0x{:016x}ull", w));
-  return fmt::format(R"(  // First-wave pid -> L2 side, measured by `swizzleperf probe` (bit set = side 1).
-  const unsigned long long side1[{}] = {{{}}};
-  const unsigned W = {};
+  std::string ifs;
+  for (std::size_t i = 0; i < words.size(); ++i) ifs += fmt::format("  if (w == {}) bits = 0x{:016x}ull;\n", i, words[i]);
+  return fmt::format(R"(// First-wave pid -> L2 side, measured by `swizzleperf probe` (1 = side 1).
+SWZ_HD unsigned first_wave_side(unsigned p) {{
+  const unsigned w = p / 64;
+  unsigned long long bits = 0;
+{}  return (bits >> (p % 64)) & 1ull;
+}}
+)",
+                     ifs);
+}
+
+std::string topo_body(const std::vector<int>& table) {
+  return fmt::format(R"(  const unsigned W = {};
   const unsigned lim = num_pids < W ? num_pids : W;
   unsigned q = pid;
   if (pid < lim) {{
-    const bool mine = (side1[pid / 64] >> (pid % 64)) & 1ull;
+    const bool mine = first_wave_side(pid) != 0;
     unsigned zeros = 0, rank = 0;
     for (unsigned p = 0; p < lim; ++p) {{
-      const bool s = (side1[p / 64] >> (p % 64)) & 1ull;
+      const bool s = first_wave_side(p) != 0;
       zeros += !s;
       rank += p < pid && s == mine;
     }}
     q = mine ? zeros + rank : rank;
   }}
 )",
-                     words.size(), fmt::join(lits, ", "), table.size());
+                     table.size());
 }
 
 struct Outcome {
@@ -216,10 +227,11 @@ std::string render_family(const FamilyCandidate& c) {
   } else if (c.family == "topo_group") {
     body = topo_body(c.table) + "  // Then lay q out in grouped-M order: a group's tiles share one L2 side.\n" + grouped_m_tail("q", c.param);
   }
-  return fmt::format("// {} — proposed by swizzleperf's built-in proposer.\n"
+  const std::string helper = c.family == "topo_group" ? topo_helper(c.table) : std::string();
+  return fmt::format("// {} — proposed by swizzleperf's built-in proposer.\n{}"
                      "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {{\n"
                      "  (void)grid;\n{}}}\n",
-                     c.label(), body);
+                     c.label(), helper, body);
 }
 
 std::vector<int> BuiltinProposer::params_of(const std::string& family) {
@@ -316,6 +328,7 @@ Result<Proposal> BuiltinProposer::propose(const ProposalContext& ctx) {
     o.tried = true;
     switch (a.status) {
       case AttemptStatus::rejected_mapping:
+      case AttemptStatus::rejected_region:
       case AttemptStatus::build_failed:
       case AttemptStatus::validation_failed:
       case AttemptStatus::run_failed:

@@ -51,7 +51,8 @@ TEST(LlmOptimizeE2E, FiveIterationsWithFaultsKeepGoingAndNeverLeakTheKey) {
   ASSERT_EQ(h["attempts"].size(), 5u) << h["attempts"].dump(1);
   const auto& a = h["attempts"];
   EXPECT_EQ(a[0]["status"], "ok");
-  EXPECT_EQ(a[1]["status"], "rejected_mapping");  // the host evaluator does not compile it
+  EXPECT_EQ(a[1]["status"], "rejected_region");  // the region validator refuses the syntax error
+  EXPECT_EQ(a[1]["reason"], "line 2: ';': expected an expression");
   EXPECT_EQ(a[2]["status"], "rejected_mapping");
   EXPECT_NE(a[2]["reason"].get<std::string>().find("NOT a bijection"), std::string::npos);
   EXPECT_EQ(a[3]["status"], "proposal_failed");

@@ -409,7 +409,7 @@ TEST(HistoryObjective, EqualSpeedupsFallBackToL2AndOldHistoriesRankByL2) {
 TEST(AttemptStatusNames, RoundTrip) {
   const AttemptStatus all[] = {AttemptStatus::ok,          AttemptStatus::proposal_failed,   AttemptStatus::rejected_mapping,
                                AttemptStatus::duplicate,   AttemptStatus::build_failed,      AttemptStatus::validation_failed,
-                               AttemptStatus::run_failed,  AttemptStatus::profile_failed};
+                               AttemptStatus::run_failed,  AttemptStatus::profile_failed,    AttemptStatus::rejected_region};
   std::set<std::string> names;
   for (auto s : all) {
     const std::string n = to_string(s);
@@ -420,6 +420,7 @@ TEST(AttemptStatusNames, RoundTrip) {
     EXPECT_EQ(*back, s);
   }
   EXPECT_EQ(to_string(AttemptStatus::rejected_mapping), "rejected_mapping");
+  EXPECT_EQ(to_string(AttemptStatus::rejected_region), "rejected_region");
   EXPECT_FALSE(attempt_status_from_string("OK").has_value());
   EXPECT_FALSE(attempt_status_from_string("").has_value());
 }

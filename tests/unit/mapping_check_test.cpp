@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <numeric>
 #include <set>
 #include <utility>
@@ -276,6 +277,7 @@ TEST_F(CheckMapping, HalfPidIsNotABijection) {
 TEST_F(CheckMapping, CompileErrorIsReported) {
   auto hw = profile_from_arch("gfx942");
   ASSERT_TRUE(hw);
+  opts.unsafe_skip_region_validator_for_tests = true;  // the validator would refuse the unknown name first
   auto r = check_mapping(region_returning("no_such_identifier_xyz"), {{4, 4}}, *hw, opts, runner);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_FALSE(r->ok);
@@ -284,14 +286,18 @@ TEST_F(CheckMapping, CompileErrorIsReported) {
   EXPECT_NE(r->summary().find("does not compile"), std::string::npos);
 }
 
-TEST_F(CheckMapping, InvalidRegionIsACompileErrorWithoutRunningTheCompiler) {
+TEST_F(CheckMapping, RejectedRegionIsReportedWithoutRunningTheCompiler) {
   auto hw = profile_from_arch("gfx942");
   ASSERT_TRUE(hw);
   opts.host_compiler = "/nonexistent/compiler";  // would fail if it were run
   auto r = check_mapping("#include <cstdio>\n" + std::string(kIdentity), {{4, 4}}, *hw, opts, runner);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_FALSE(r->ok);
-  EXPECT_NE(r->compile_error.find("#include"), std::string::npos) << r->compile_error;
+  EXPECT_EQ(r->region_error, "line 1: '#': preprocessor directive or operator");
+  EXPECT_EQ(r->summary(), "swizzle region rejected: line 1: '#': preprocessor directive or operator");
+  EXPECT_FALSE(std::filesystem::exists(opts.work_dir / "mapping_eval.cpp"));  // nothing was even written
+  nlohmann::json j = *r;
+  EXPECT_EQ(j["region_error"], r->region_error);
 }
 
 TEST_F(CheckMapping, MissingCompilerIsAnError) {
@@ -324,8 +330,9 @@ TEST_F(CheckMapping, InfiniteLoopTimesOut) {
   const std::string region =
       "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n"
       "  (void)num_pids; (void)grid;\n"
-      "  volatile unsigned spin = 0;\n"
-      "  while (spin == 0) {}\n"
+      "  unsigned x = pid;\n"  // ~1e11 dependent steps: far beyond the 2 s timeout
+      "  for (unsigned long long i = 0; i < 100000000000ull; ++i) x = x * 1664525u + 1013904223u;\n"
+      "  if (x == 7u && pid == 0) return 1;\n"
       "  return pid;\n"
       "}\n";
   const auto t0 = std::chrono::steady_clock::now();
@@ -336,6 +343,108 @@ TEST_F(CheckMapping, InfiniteLoopTimesOut) {
   ASSERT_EQ(r->grids.size(), 1u);
   EXPECT_NE(r->grids[0].error.find("timed out"), std::string::npos) << r->grids[0].error;
   EXPECT_LT(secs, 10.0);
+}
+
+// ---- confinement: the evaluator holds even when the validator is bypassed ----------
+
+// A hostile region, compiled as the validator would never let it be.
+struct Hostile {
+  std::string name;
+  std::string code;  // MARKER is replaced by the marker file's path
+};
+
+std::vector<Hostile> hostile_regions() {
+  const std::string decls =
+      "extern \"C\" int system(const char*);\nextern \"C\" int fork();\nextern \"C\" int creat(const char*, unsigned);\n"
+      "extern \"C\" int open(const char*, int, ...);\n";
+  const std::string sig = "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n";
+  return {
+      {"system() in swizzle_pid", decls + sig + "  system(\"touch MARKER\");\n  return pid;\n}\n"},
+      {"fork", decls + sig + "  if (fork() == 0) creat(\"MARKER\", 0644);\n  return pid;\n}\n"},
+      {"creat of a file", decls + sig + "  creat(\"MARKER\", 0644);\n  return pid;\n}\n"},
+      {"open(O_CREAT)", decls + sig + "  open(\"MARKER\", 0101, 0644);\n  return pid;\n}\n"},
+      {"constructor struct", decls + "struct Evil { Evil() { system(\"touch MARKER\"); } } evil;\n" + sig + "  return pid;\n}\n"},
+      {"__attribute__((constructor))", decls + "__attribute__((constructor)) void evil() { system(\"touch MARKER\"); }\n" + sig + "  return pid;\n}\n"},
+      {"__attribute__((constructor(101)))", decls + "__attribute__((constructor(101))) void evil() { system(\"touch MARKER\"); }\n" + sig + "  return pid;\n}\n"},
+      {"file-scope static initializer", decls + "static int evil = system(\"touch MARKER\");\n" + sig + "  return pid;\n}\n"},
+  };
+}
+
+std::string with_marker(std::string code, const std::filesystem::path& marker) {
+  for (std::size_t p; (p = code.find("MARKER")) != std::string::npos;) code.replace(p, 6, marker.string());
+  return code;
+}
+
+TEST_F(CheckMapping, ValidatorRejectsEveryHostileRegionBeforeCompiling) {
+  auto hw = profile_from_arch("gfx942");
+  ASSERT_TRUE(hw);
+  const auto hostile = hostile_regions();
+  for (std::size_t i = 0; i < hostile.size(); ++i) {
+    const auto& h = hostile[i];
+    const auto marker = dir / ("marker-" + std::to_string(i));
+    auto r = check_mapping(with_marker(h.code, marker), {{4, 4}}, *hw, opts, runner);
+    ASSERT_TRUE(r) << h.name << ": " << r.error().message;
+    EXPECT_FALSE(r->ok) << h.name;
+    EXPECT_EQ(r->summary().rfind("swizzle region rejected: line ", 0), 0u) << h.name << ": " << r->summary();
+    EXPECT_FALSE(std::filesystem::exists(marker)) << h.name;
+  }
+}
+
+TEST_F(CheckMapping, ConfinementStopsHostileRegionsWithTheValidatorBypassed) {
+  auto hw = profile_from_arch("gfx942");
+  ASSERT_TRUE(hw);
+  opts.unsafe_skip_region_validator_for_tests = true;
+  const auto hostile = hostile_regions();
+  for (std::size_t i = 0; i < hostile.size(); ++i) {
+    const auto marker = dir / ("marker-" + std::to_string(i));
+    auto r = check_mapping(with_marker(hostile[i].code, marker), {{4, 4}}, *hw, opts, runner);
+    ASSERT_TRUE(r) << hostile[i].name << ": " << r.error().message;
+    EXPECT_TRUE(r->compile_error.empty()) << hostile[i].name << ": " << r->compile_error;  // it compiled and ran
+    EXPECT_FALSE(r->ok) << hostile[i].name << ": " << r->summary();
+    ASSERT_EQ(r->grids.size(), 1u) << hostile[i].name;
+    const std::string& err = r->grids[0].error;
+    EXPECT_TRUE(err.find("signal 9") != std::string::npos || err.find("signal 31") != std::string::npos)
+        << hostile[i].name << ": " << err;
+    EXPECT_FALSE(std::filesystem::exists(marker)) << hostile[i].name << " created " << marker;
+  }
+}
+
+TEST_F(CheckMapping, HostileRegionWithoutTheConfinementDoesCreateTheMarker) {
+  // The control for the test above: the same code, built as a plain program,
+  // does create the file, so "no file" above is the confinement's doing.
+  const auto marker = dir / "control-marker";
+  const std::string code = "#define SWZ_HD\nstruct SwizzleGrid { unsigned m; unsigned n; };\n" +
+                           with_marker(hostile_regions()[0].code, marker) +
+                           "int main() { return (int)swizzle_pid(0, 1, SwizzleGrid{1, 1}); }\n";
+  test::write_text(dir / "control.cpp", code);
+  ProcessSpec build;
+  build.argv = {"c++", "-std=c++17", "-w", "-o", (dir / "control").string(), (dir / "control.cpp").string()};
+  build.timeout = std::chrono::seconds(60);
+  auto b = runner.run(build);
+  ASSERT_TRUE(b.success()) << b.err;
+  ProcessSpec run;
+  run.argv = {(dir / "control").string()};
+  run.timeout = std::chrono::seconds(30);
+  auto r = runner.run(run);
+  EXPECT_TRUE(r.success()) << r.describe();
+  EXPECT_TRUE(std::filesystem::exists(marker));
+}
+
+TEST_F(CheckMapping, EvaluatorCannotReadTheEnvironment) {
+  // An API key in the environment must not reach the region: the confinement
+  // wipes the environment strings before any region code runs.
+  auto hw = profile_from_arch("gfx942");
+  ASSERT_TRUE(hw);
+  opts.unsafe_skip_region_validator_for_tests = true;
+  ::setenv("SWZ_TEST_SECRET_KEY", "sk-secret", 1);
+  const std::string region =
+      "extern \"C\" char* getenv(const char*);\n"
+      "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n"
+      "  return getenv(\"SWZ_TEST_SECRET_KEY\") ? num_pids + 1 : pid;\n}\n";
+  auto r = check_mapping(region, {{4, 4}}, *hw, opts, runner);
+  ::unsetenv("SWZ_TEST_SECRET_KEY");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->ok) << "the region saw the variable: " << r->summary();
 }
 
 }  // namespace

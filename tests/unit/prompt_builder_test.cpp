@@ -202,6 +202,22 @@ TEST(PromptTemplates, OverloadTextIsLong) {
   EXPECT_GT(words, 3000u);
 }
 
+TEST(PromptBuilder, RejectedRegionIsShownWithItsStatusAndReason) {
+  Fixture f = make_fixture();
+  Attempt a3;
+  a3.iteration = 3;
+  a3.proposer = "llm";
+  a3.label = "shell-out";
+  a3.status = AttemptStatus::rejected_region;
+  a3.reason = "line 2: 'system': call to a function not defined in the region";
+  a3.region = "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n  system(pid);\n  return pid;\n}\n";
+  f.history.attempts.push_back(a3);
+  const std::string h = builder(ContextMode::aware).history_section(f.history);
+  EXPECT_TRUE(has(h, "Iteration 3: shell-out (llm, status: rejected_region)")) << h;
+  EXPECT_TRUE(has(h, "- Reason: line 2: 'system': call to a function not defined in the region")) << h;
+  EXPECT_TRUE(has(h, "+  system(pid);")) << h;
+}
+
 TEST(PromptBuilder, SystemAndMemoryAnalysisPrompts) {
   Fixture f = make_fixture();
   auto b = builder(ContextMode::aware);

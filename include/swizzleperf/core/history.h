@@ -27,6 +27,7 @@ enum class AttemptStatus {
   ok,
   proposal_failed,    // the proposer produced nothing usable
   rejected_mapping,   // not a bijection (or did not compile on the host)
+  rejected_region,    // the region validator refused the code: nothing was compiled or run
   duplicate,          // same mapping as an earlier attempt
   build_failed,
   validation_failed,  // verify mode failed or full-size output differs from the baseline

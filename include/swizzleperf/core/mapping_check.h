@@ -36,6 +36,7 @@ struct GridCheck {
 struct MappingReport {
   bool ok = false;                 // compiled, evaluated, bijective on every grid
   std::string compile_error;       // set when the region does not compile on the host
+  std::string region_error;        // set when the region validator rejected it (nothing compiled or ran)
   std::vector<GridCheck> grids;    // [0] is the kernel's own grid
   std::string dispatch_source;     // provenance of the die model used
   int num_dies = 1;
@@ -49,6 +50,10 @@ struct MappingCheckOptions {
   std::string host_compiler = "c++";
   std::filesystem::path work_dir;          // where the evaluator is written and built
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+  // TEST ONLY: skip the region validator so tests can show that the evaluator's
+  // own confinement (rlimits + seccomp strict mode) holds when the validator is
+  // bypassed. Never set outside tests; no option or variable of the CLI sets it.
+  bool unsafe_skip_region_validator_for_tests = false;
 };
 
 // Ragged grids around the main one (and a few fixed odd shapes), so a pattern
