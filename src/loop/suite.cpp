@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "swizzleperf/core/history.h"
+#include "swizzleperf/loop/html_report.h"
 
 namespace swz {
 
@@ -173,6 +174,7 @@ Status write_suite_summary(const std::filesystem::path& dir, const std::vector<S
                       num(r.best_fabric, "{:.3g}"), num(r.baseline_ms, "{:.4f}"), num(r.best_ms, "{:.4f}"),
                       num(r.speedup, "{:.3f}"), r.best_pattern, r.iterations_to_best, r.wall_s);
   }
+  if (auto st = write_file_atomic(dir / "report.html", render_suite_html(rows, meta)); !st) return st;
   return write_file_atomic(dir / "suite-summary.md", md);
 }
 
