@@ -12,6 +12,7 @@
 
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
+#include "swizzleperf/core/history.h"
 #include "swizzleperf/core/junit.h"
 #include "swizzleperf/core/mapping_check.h"
 #include "swizzleperf/probe/probe_runner.h"
