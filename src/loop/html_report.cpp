@@ -334,8 +334,8 @@ std::string attempts_table(const RunHistory& h) {
 std::string render_run_html(const RunHistory& h) {
   std::string s = page_head("swizzleperf: " + h.kernel_name);
   s += "<h1>swizzleperf run: " + esc(h.kernel_name) + "</h1>\n";
-  s += fmt::format("<p class=\"meta\">kernel <code>{}</code> · device {} · state {} · started {} · updated {}</p>\n", esc(h.kernel_path),
-                   esc(h.hardware.value("name", "?")), esc(h.state), esc(h.created_at), esc(h.updated_at));
+  s += fmt::format("<p class=\"meta\">kernel <code>{}</code> · device {} · state {} · started {} · report written {}</p>\n",
+                   esc(h.kernel_path), esc(h.hardware.value("name", "?")), esc(h.state), esc(h.created_at), now_iso8601());
   const Attempt* best = h.best();
   auto card = [](const std::string& k, const std::string& v) {
     return "<div class=\"card\"><div class=\"k\">" + esc(k) + "</div><div class=\"v\">" + esc(v) + "</div></div>";
