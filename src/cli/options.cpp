@@ -9,11 +9,12 @@ namespace swz::cli {
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"optimize", "run the loop on one kernel: baseline, proposals, check, build, verify, time, profile", cmd_optimize},
-      {"check", "host-only mapping check of a kernel's swizzle region (any machine, no GPU)", cmd_check},
+      {"check", "host-only mapping check of kernels' swizzle regions (any machine, no GPU); --junit", cmd_check},
       {"build", "compile a kernel as the loop would, without running it", cmd_build},
       {"suite", "optimize a list of kernels (default kernels/*.hip); shards and merge", cmd_suite},
       {"sweep", "baseline vs a run's best pattern across problem sizes", cmd_sweep},
       {"probe", "measure the device's topology (dies, SM -> L2 side, dispatch order)", cmd_probe},
+      {"compare", "compare two results (optimize --json, suite summaries) kernel by kernel; exit 1 on a regression", cmd_compare},
       {"version", "print the version", cmd_version},
   };
   return table;

@@ -14,6 +14,8 @@
 
 #include "swizzleperf/core/mapping_check.h"
 #include "swizzleperf/core/region_validator.h"
+#include "swizzleperf/core/tile_map.h"
+#include "swizzleperf/loop/html_report.h"
 #include "swizzleperf/loop/report.h"
 #include "swizzleperf/loop/speed_judge.h"
 
@@ -341,6 +343,7 @@ Attempt Optimizer::evaluate(int iteration, const Proposal& p, const fs::path& di
     }
     const auto hash = mapping_hash(report->grids.front().mapping);
     a.mapping["mapping_hash"] = hash;
+    a.mapping["tile_map"] = make_tile_map(grid_, report->grids.front().mapping, hw_);  // report.html's swizzle map
     std::vector<std::uint32_t> identity(grid_.num_pids());
     for (unsigned i = 0; i < identity.size(); ++i) identity[i] = i;
     if (hash == mapping_hash(identity)) {
@@ -500,6 +503,7 @@ Result<OptimizeSummary> Optimizer::run() {
     history_.attempts.push_back(a);
     if (auto st = save(); !st) return st.error();
     update_best();
+    (void)write_file_atomic(opt_.run_dir / "report.html", render_run_html(history_));
     const double base_l2 = history_.baseline->metrics && history_.baseline->metrics->l2_hit_pct ? *history_.baseline->metrics->l2_hit_pct : 0;
     if (a.validated())
       spdlog::info("[{}/{}] {}: L2 hit {} ({:+.2f} pts), {:.4f} ms ({:.3f}x{})", counted(), opt_.iterations, a.label,
@@ -527,6 +531,7 @@ Result<OptimizeSummary> Optimizer::run() {
   if (history_.best() || (history_.objective() == Objective::time && history_.baseline))
     s.best_kernel = opt_.run_dir / "best.hip";
   (void)write_file_atomic(opt_.run_dir / "report.md", render_report_markdown(s));
+  (void)write_file_atomic(opt_.run_dir / "report.html", render_run_html(history_));
   return s;
 }
 

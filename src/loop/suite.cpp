@@ -8,6 +8,7 @@
 
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/loop/report.h"
+#include "swizzleperf/loop/html_report.h"
 
 namespace swz {
 
@@ -259,6 +260,7 @@ Status write_suite_summary(const std::filesystem::path& dir, const std::vector<S
   for (const auto& r : rows)
     if (!r.headroom_note.empty()) notes += fmt::format("- {}: {}\n", r.kernel, r.headroom_note);
   if (!notes.empty()) md += "\nHeadroom notes:\n\n" + notes;
+  if (auto st = write_file_atomic(dir / "report.html", render_suite_html(rows, meta)); !st) return st;
   return write_file_atomic(dir / "suite-summary.md", md);
 }
 

@@ -294,10 +294,14 @@ TEST(SuiteSummary, WritesMarkdownCsvAndJson) {
   EXPECT_NE(md.find("| gemm | yes | 50.00 → 70.00 | 90.00 | 50% |"), std::string::npos) << md;
   EXPECT_NE(md.find("| spmv | failed: build failed"), std::string::npos) << md;
 
+  // report.html beside them: the per-kernel bars.
+  const std::string html = test::read_text(out / "report.html");
+  EXPECT_NE(html.find("<title>best 70.00 %</title>"), std::string::npos);
+
   // Written atomically: no temp files left behind.
   int files = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(out)) ++files;
-  EXPECT_EQ(files, 3);
+  EXPECT_EQ(files, 4);
 }
 
 TEST(SuiteSummary, MergeJoinsShardsInKernelOrder) {
