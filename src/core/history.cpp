@@ -172,19 +172,23 @@ Result<std::string> read_file(const std::filesystem::path& path) {
 Result<RunHistory> load_history(const std::filesystem::path& path) {
   auto text = read_file(path);
   if (!text) return make_error("cannot read history " + path.string());
-  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  return parse_history(*text, path.string());
+}
+
+Result<RunHistory> parse_history(std::string_view text, const std::string& name) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded())
-    return make_error("history " + path.string() + " is corrupt (not valid JSON); it was left untouched — start a new run with --run-dir or restore the file");
+    return make_error("history " + name + " is corrupt (not valid JSON); it was left untouched — start a new run with --run-dir or restore the file");
   if (!j.is_object() || j.value("format", "") != kHistoryFormat)
-    return make_error("history " + path.string() + " was not written by swizzleperf; it was left untouched — point --resume at a swizzleperf run directory");
+    return make_error("history " + name + " was not written by swizzleperf; it was left untouched — point --resume at a swizzleperf run directory");
   const int version = j.value("schema_version", 0);
   if (version > kHistorySchemaVersion || version < 1)
-    return make_error("history " + path.string() + " has schema version " + std::to_string(version) +
+    return make_error("history " + name + " has schema version " + std::to_string(version) +
                       ", this swizzleperf reads version " + std::to_string(kHistorySchemaVersion));
   try {
     return j.get<RunHistory>();
   } catch (const nlohmann::json::exception& e) {
-    return make_error("history " + path.string() + " is corrupt (" + e.what() + "); it was left untouched");
+    return make_error("history " + name + " is corrupt (" + e.what() + "); it was left untouched");
   }
 }
 

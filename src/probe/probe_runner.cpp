@@ -447,18 +447,20 @@ Status save_probe(const ProbeResult& result, const fs::path& path) {
 }
 
 Result<ProbeResult> load_probe(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("cannot read " + path.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+  auto text = read_file(path);
+  if (!text) return text.error();
+  return parse_probe(*text, path.string());
+}
+
+Result<ProbeResult> parse_probe(std::string_view text, const std::string& name) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("device_name") || !j.contains("how"))
-    return make_error(path.string() + " is not a swizzleperf probe result");
-  if (j.value("schema_version", 1) > 1) return make_error(path.string() + " was written by a newer swizzleperf");
+    return make_error(name + " is not a swizzleperf probe result");
+  if (j.value("schema_version", 1) > 1) return make_error(name + " was written by a newer swizzleperf");
   try {
     return j.get<ProbeResult>();
   } catch (const nlohmann::json::exception& e) {
-    return make_error(path.string() + ": " + e.what());
+    return make_error(name + ": " + e.what());
   }
 }
 

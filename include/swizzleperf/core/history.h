@@ -87,6 +87,9 @@ void from_json(const nlohmann::json& j, RunHistory& h);
 Status save_history(const std::filesystem::path& path, const RunHistory& history);
 // Refuses: unreadable, not JSON, not a swizzleperf history, newer schema.
 Result<RunHistory> load_history(const std::filesystem::path& path);
+// The same checks on the file's bytes; `name` (the path) goes into the errors.
+// load_history is read_file + this; the fuzz target tests/fuzz/fuzz_history.cpp calls it.
+Result<RunHistory> parse_history(std::string_view text, const std::string& name = "history.json");
 
 // The whole file as bytes; an Error naming the path when it cannot be read.
 Result<std::string> read_file(const std::filesystem::path& path);
