@@ -452,18 +452,6 @@ Result<ProbeResult> load_probe(const fs::path& path) {
   return parse_probe(*text, path.string());
 }
 
-Result<ProbeResult> parse_probe(std::string_view text, const std::string& name) {
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("device_name") || !j.contains("how"))
-    return make_error(name + " is not a swizzleperf probe result");
-  if (j.value("schema_version", 1) > 1) return make_error(name + " was written by a newer swizzleperf");
-  try {
-    return j.get<ProbeResult>();
-  } catch (const nlohmann::json::exception& e) {
-    return make_error(name + ": " + e.what());
-  }
-}
-
 std::optional<ProbeResult> load_cached_probe(const HardwareProfile& hw) {
   const auto dir = probe_cache_dir();
   if (dir.empty()) return std::nullopt;

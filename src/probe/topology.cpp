@@ -345,6 +345,18 @@ void from_json(const nlohmann::json& j, ProbeResult& r) {
   r.notes = j.value("notes", std::vector<std::string>{});
 }
 
+Result<ProbeResult> parse_probe(std::string_view text, const std::string& name) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("device_name") || !j.contains("how"))
+    return make_error(name + " is not a swizzleperf probe result");
+  if (j.value("schema_version", 1) > 1) return make_error(name + " was written by a newer swizzleperf");
+  try {
+    return j.get<ProbeResult>();
+  } catch (const nlohmann::json::exception& e) {
+    return make_error(name + ": " + e.what());
+  }
+}
+
 bool apply_probe(HardwareProfile& h, const ProbeResult& p) {
   if (p.device_name != h.name || (h.compute_units > 0 && p.sm_count != h.compute_units)) return false;
   const bool table = !p.first_wave_pid_to_side.empty() &&

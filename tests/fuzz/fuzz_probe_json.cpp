@@ -1,19 +1,17 @@
 // libFuzzer target: hardware.json (the probe result `swizzleperf probe` writes and
-// every later run reads from its cache) through parse_probe, the function
-// load_probe uses, then apply_probe onto a matching profile and the dispatch
-// table lookups the mapping check makes; and the probe program's JSON lines
-// through find_mode_json. Contract: a value or an Error; never a crash or UB.
+// every later run reads from its cache) through parse_probe (topology.h),
+// the function load_probe uses, then apply_probe onto a matching profile and the dispatch
+// table lookups the mapping check makes. Contract: a value or an Error; never a
+// crash, leak or UB.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
 #include "swizzleperf/core/hardware.h"
-#include "swizzleperf/probe/probe_runner.h"
 #include "swizzleperf/probe/topology.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  (void)swz::probe::find_mode_json(text, "order");
   auto p = swz::probe::parse_probe(text);
   if (!p) return 0;
   swz::HardwareProfile hw;

@@ -116,8 +116,6 @@ std::optional<ProbeResult> load_cached_probe(const HardwareProfile& hw);
 
 Status save_probe(const ProbeResult& result, const fs::path& path);
 Result<ProbeResult> load_probe(const fs::path& path);
-// The same checks on the file's bytes (`name` goes into the errors); load_probe is
-// read_file + this, and tests/fuzz/fuzz_probe_json.cpp calls it.
-Result<ProbeResult> parse_probe(std::string_view text, const std::string& name = "hardware.json");
+// read_file + parse_probe (topology.h).
 
 }  // namespace swz::probe
