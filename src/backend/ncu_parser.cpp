@@ -2,6 +2,7 @@
 #include "swizzleperf/backend/ncu_parser.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -245,6 +246,12 @@ Result<Metrics> parse_ncu_csv(std::string_view text) {
       if (weight > 0) m.l2_hit_pct = weighted / weight;
     }
   }
+  // A value scaled by its unit or summed over launches can overflow to inf, and
+  // inf / inf is NaN (found by tests/fuzz/fuzz_ncu_csv): no ranking can use it,
+  // and JSON would store it as null.
+  for (const auto& [name, value] : m.raw)
+    if (!std::isfinite(value)) return make_error("ncu's " + name + " is out of range (" + std::to_string(value) + ")");
+  if (m.l2_hit_pct && !std::isfinite(*m.l2_hit_pct)) return make_error("ncu's L2 hit rate is not a finite number");
   return m;
 }
 

@@ -179,9 +179,13 @@ Result<RunHistory> parse_history(std::string_view text, const std::string& name)
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded())
     return make_error("history " + name + " is corrupt (not valid JSON); it was left untouched — start a new run with --run-dir or restore the file");
-  if (!j.is_object() || j.value("format", "") != kHistoryFormat)
+  // Typed look-ups only: j.value() throws when a field has another type (found by
+  // tests/fuzz/fuzz_history; inputs in tests/fixtures/fuzz/fuzz_history/).
+  const auto format = j.is_object() ? j.find("format") : j.end();
+  if (!j.is_object() || format == j.end() || !format->is_string() || format->get<std::string>() != kHistoryFormat)
     return make_error("history " + name + " was not written by swizzleperf; it was left untouched — point --resume at a swizzleperf run directory");
-  const int version = j.value("schema_version", 0);
+  const auto sv = j.find("schema_version");
+  const int version = sv != j.end() && sv->is_number_integer() ? sv->get<int>() : 0;
   if (version > kHistorySchemaVersion || version < 1)
     return make_error("history " + name + " has schema version " + std::to_string(version) +
                       ", this swizzleperf reads version " + std::to_string(kHistorySchemaVersion));

@@ -349,7 +349,11 @@ Result<ProbeResult> parse_probe(std::string_view text, const std::string& name) 
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("device_name") || !j.contains("how"))
     return make_error(name + " is not a swizzleperf probe result");
-  if (j.value("schema_version", 1) > 1) return make_error(name + " was written by a newer swizzleperf");
+  // Typed look-up: j.value() throws when the field has another type (found by
+  // tests/fuzz/fuzz_probe_json; inputs in tests/fixtures/fuzz/fuzz_probe_json/).
+  const auto sv = j.find("schema_version");
+  if (sv != j.end() && !(sv->is_number_integer() && sv->get<long long>() <= 1))
+    return make_error(name + " was written by a newer swizzleperf (or is damaged): schema_version " + sv->dump());
   try {
     return j.get<ProbeResult>();
   } catch (const nlohmann::json::exception& e) {

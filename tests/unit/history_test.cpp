@@ -271,6 +271,22 @@ TEST(HistoryLoad, MissingFile) {
   EXPECT_NE(h.error().message.find("cannot read"), std::string::npos);
 }
 
+// parse_history is load_history without the file: the same checks, the name in errors.
+TEST(HistoryLoad, ParseFromBytesMatchesLoad) {
+  test::TempDir dir;
+  const auto path = dir / "history.json";
+  const std::string text = nlohmann::json(sample_history()).dump();
+  test::write_text(path, text);
+  auto loaded = load_history(path);
+  auto parsed = parse_history(text, "mem.json");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(nlohmann::json(*parsed), nlohmann::json(*loaded));
+  auto bad = parse_history("{", "mem.json");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("history mem.json is corrupt"), std::string::npos) << bad.error().message;
+}
+
 // ---- best ------------------------------------------------------------------------
 
 Attempt ranked(int iteration, AttemptStatus st, std::optional<double> l2, std::optional<double> ms) {

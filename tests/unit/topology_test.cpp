@@ -337,5 +337,23 @@ TEST(TopologyResult, FormatIdRanges) {
   EXPECT_EQ(format_id_ranges({5, 5}), "5");
 }
 
+// parse_probe: what load_probe (and the probe cache) runs on hardware.json's bytes.
+TEST(TopologyResult, ParseProbeReadsARealProbeAndRefusesOtherJson) {
+  const auto text = test::read_text(test::source_dir() / "bench" / "results" / "2026-11-22-h100-probe.json");
+  auto p = parse_probe(text, "h100.json");
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->device_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(p->sm_count, 132);
+  EXPECT_EQ(p->num_l2_domains, 2);
+  for (const std::string bad : {"", "not json", "[1,2]", R"({"device_name": "x"})", R"({"how": {}})"}) {
+    auto r = parse_probe(bad, "h.json");
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message.find("h.json is not a swizzleperf probe result"), std::string::npos) << r.error().message;
+  }
+  auto newer = parse_probe(R"({"device_name": "x", "how": {}, "schema_version": 2})", "h.json");
+  ASSERT_FALSE(newer);
+  EXPECT_NE(newer.error().message.find("newer swizzleperf"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace swz::probe
