@@ -389,5 +389,20 @@ TEST(NowIso8601, Shape) {
   EXPECT_EQ(t.back(), 'Z');
 }
 
+// A history whose format or schema_version has the wrong JSON type threw out of
+// load_history (found by tests/fuzz/fuzz_history); now it is refused in one line.
+TEST(HistoryLoad, FuzzRegressionInputsAreRefusedNotThrown) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(test::fixture_path("fuzz/fuzz_history"))) {
+    ++n;
+    auto h = load_history(e.path());
+    ASSERT_FALSE(h) << e.path();
+    EXPECT_NE(h.error().message.find("left untouched"), std::string::npos) << h.error().message;
+    auto p = parse_history(test::read_text(e.path()));
+    EXPECT_FALSE(p) << e.path();
+  }
+  EXPECT_GE(n, 2);
+}
+
 }  // namespace
 }  // namespace swz

@@ -355,5 +355,18 @@ TEST(TopologyResult, ParseProbeReadsARealProbeAndRefusesOtherJson) {
   EXPECT_NE(newer.error().message.find("newer swizzleperf"), std::string::npos);
 }
 
+// hardware.json with a mistyped schema_version threw out of load_probe (found by
+// tests/fuzz/fuzz_probe_json); now it is an error.
+TEST(TopologyResult, FuzzRegressionInputsAreErrorsNotThrown) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(test::fixture_path("fuzz/fuzz_probe_json"))) {
+    ++n;
+    auto p = parse_probe(test::read_text(e.path()), "hardware.json");
+    ASSERT_FALSE(p) << e.path();
+    EXPECT_NE(p.error().message.find("schema_version"), std::string::npos) << p.error().message;
+  }
+  EXPECT_GE(n, 1);
+}
+
 }  // namespace
 }  // namespace swz::probe
