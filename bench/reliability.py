@@ -330,7 +330,7 @@ def check_history_kept(history_ok, history):
     return int(its != sorted(its) or len(set(its)) != len(its))
 
 
-def fault_soak(tools, target, iterations, rate, seed, work):
+def fault_soak(tools, target, iterations, rate, llm_rate_default, seed, work):
     kernel = os.path.join(work, "gemm.hip")
     shutil.copy(os.path.join(ROOT, "kernels", "gemm.hip"), kernel)
     stats = {"faults_injected": 0, "faults_unrecorded": 0, "history_lost": 0, "faults_by_kind": {},
@@ -344,7 +344,7 @@ def fault_soak(tools, target, iterations, rate, seed, work):
         fault_log = os.path.join(work, f"faults-{run_no:03}.log")
         # Every 10th run only a refused key; every 7th on a small full disk.
         faults = "http401" if run_no % 10 == 0 else "http429,http500,timeout,reset,malformed,truncated,cut_body"
-        llm_rate = 0.3 if run_no % 10 == 0 else rate
+        llm_rate = 0.3 if run_no % 10 == 0 else llm_rate_default
         server, port, server_log = start_llm_server(tools, work, seed * 1000 + run_no, llm_rate, faults, 2500)
         env = dict(os.environ, SWZ_FAKE_FAULT_RATE=str(rate), SWZ_FAKE_FAULT_SEED=str(seed * 1000 + run_no),
                    SWZ_FAKE_FAULT_LOG=fault_log)
@@ -412,7 +412,10 @@ def main():
     ap.add_argument("--fuzz-seconds", type=int, default=120, help="per target")
     ap.add_argument("--kill-cycles", type=int, default=200)
     ap.add_argument("--faults", type=int, default=1000)
-    ap.add_argument("--fault-rate", type=float, default=0.35)
+    ap.add_argument("--fault-rate", type=float, default=0.3, help="per fake nvcc/ncu call")
+    ap.add_argument("--llm-fault-rate", type=float, default=0.7, help="per LLM request")
+    ap.add_argument("--kill-iterations", type=int, default=4)
+    ap.add_argument("--soak-iterations", type=int, default=8)
     ap.add_argument("--seed", type=int, default=15)
     ap.add_argument("--skip", default="", help="comma list of fuzz,kill,soak to skip")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
@@ -436,14 +439,15 @@ def main():
         if "kill" not in skip:
             t0 = time.time()
             os.makedirs(os.path.join(work, "kill"))
-            ks = kill_storm(tools, a.kill_cycles, 6, 60, a.seed, os.path.join(work, "kill"))
+            ks = kill_storm(tools, a.kill_cycles, a.kill_iterations, 40, a.seed, os.path.join(work, "kill"))
             ks["seconds"] = round(time.time() - t0, 1)
             result.update({k: ks.pop(k) for k in ("kill_cycles", "kill_lost_attempts", "kill_repeated_attempts")})
             result["kill_storm"] = ks
         if "soak" not in skip:
             t0 = time.time()
             os.makedirs(os.path.join(work, "soak"))
-            fs_ = fault_soak(tools, a.faults, 8, a.fault_rate, a.seed, os.path.join(work, "soak"))
+            fs_ = fault_soak(tools, a.faults, a.soak_iterations, a.fault_rate, a.llm_fault_rate, a.seed,
+                             os.path.join(work, "soak"))
             fs_["seconds"] = round(time.time() - t0, 1)
             result.update({k: fs_.pop(k) for k in ("faults_injected", "faults_unrecorded", "history_lost")})
             result["fault_soak"] = fs_
