@@ -144,7 +144,7 @@ def resume_cmd(tools, run_dir, extra=()):
 
 
 # ---------------------------------------------------------------- kill storm
-def kill_storm(tools, cycles, iterations, sleep_ms, seed, work):
+def kill_storm(tools, cycles, iterations, sleep_ms, seed, work, minutes=40):
     rng = random.Random(seed)
     kernel = os.path.join(work, "gemm.hip")
     shutil.copy(os.path.join(ROOT, "kernels", "gemm.hip"), kernel)
@@ -164,7 +164,7 @@ def kill_storm(tools, cycles, iterations, sleep_ms, seed, work):
              "kill_runs_completed": 0, "kill_runs_differing": 0, "reference_seconds": round(ref_seconds, 1),
              "reference_attempts": len(reference), "differences": []}
     run_no = 0
-    deadline = time.time() + 40 * 60
+    deadline = time.time() + minutes * 60
     while stats["kill_cycles"] < cycles and time.time() < deadline:
         run_no += 1
         run_dir = os.path.join(work, f"storm-{run_no:03}")
@@ -178,20 +178,22 @@ def kill_storm(tools, cycles, iterations, sleep_ms, seed, work):
                 shutil.rmtree(run_dir, ignore_errors=True)  # nothing recorded yet: start again
                 cmd = optimize_cmd(tools, kernel, run_dir, iterations)
             kill_cycle = stats["kill_cycles"] < cycles
-            proc = subprocess.Popen(cmd, env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            errf = tempfile.TemporaryFile()
+            proc = subprocess.Popen(cmd, env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=errf,
                                     start_new_session=True)
             delay = rng.uniform(0.05, max(0.5, ref_seconds / 3))
             try:
                 proc.wait(timeout=delay if kill_cycle else 600)
                 completed = proc.returncode == 0
-                err = proc.stderr.read().decode(errors="replace")
+                errf.seek(0)
+                err = errf.read().decode(errors="replace")
                 if proc.returncode != 0:
                     raise RuntimeError(f"run {run_dir} exited {proc.returncode}: {err[-400:]}")
             except subprocess.TimeoutExpired:
                 kill_session(proc.pid)
                 proc.wait()
                 stats["kill_cycles"] += 1
-            proc.stderr.close()
+            errf.close()
             good, h = load_history(hist)
             if not good:
                 stats["kill_unparsable_history"] += 1
@@ -215,8 +217,6 @@ def kill_storm(tools, cycles, iterations, sleep_ms, seed, work):
             stats["kill_lost_attempts"] += len([k for k in reference if k not in fk])
             stats["kill_repeated_attempts"] += len(final) - len(fk) + len([k for k in final if k not in rk])
             stats["differences"].append(f"{run_dir}: {len(final)} attempts vs {len(reference)} in the reference")
-        labels = [a["label"] for a in h["attempts"]]
-        stats["kill_repeated_attempts"] += len(labels) - len(set(labels)) if final == reference else 0
         log(f"kill storm: run {run_no} completed, {stats['kill_cycles']} kills so far")
         shutil.rmtree(run_dir, ignore_errors=True)
     stats["runs"] = run_no
@@ -330,78 +330,108 @@ def check_history_kept(history_ok, history):
     return int(its != sorted(its) or len(set(its)) != len(its))
 
 
-def fault_soak(tools, target, iterations, rate, llm_rate_default, seed, work):
+def soak_run(tools, kernel, run_no, iterations, rate, llm_rate_default, seed, work):
+    """One optimize run under faults; returns its share of the soak's numbers."""
+    st = {"faults_injected": 0, "faults_unrecorded": 0, "history_lost": 0, "faults_by_kind": {},
+          "llm_faults_retried": 0, "runs": 1, "runs_completed": 0, "runs_stopped": 0, "disk_full_runs": 0,
+          "notes": []}
+    run_dir = os.path.join(work, f"soak-{run_no:03}")
+    fault_log = os.path.join(work, f"faults-{run_no:03}.log")
+    # Every 10th run only a refused key; every 7th on a small full disk.
+    faults = "http401" if run_no % 10 == 0 else "http429,http500,timeout,reset,malformed,truncated,cut_body"
+    llm_rate = 0.3 if run_no % 10 == 0 else llm_rate_default
+    server, port, server_log = start_llm_server(tools, work, seed * 1000 + run_no, llm_rate, faults, 2500)
+    env = dict(os.environ, SWZ_FAKE_FAULT_RATE=str(rate), SWZ_FAKE_FAULT_SEED=str(seed * 1000 + run_no),
+               SWZ_FAKE_FAULT_LOG=fault_log)
+    disk_full = run_no % 7 == 0 and os.geteuid() == 0
+    mounted = False
+    if disk_full:
+        os.makedirs(run_dir, exist_ok=True)
+        size_kb = 400 + 100 * (run_no % 5)
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kb}k", "tmpfs", run_dir]).returncode == 0
+        env["SWZ_FAKE_FAULT_RATE"] = "0"
+    cmd = [tools.binary, "optimize", kernel, "--backend", "cuda", "--proposer", "llm", "--base-url",
+           f"http://127.0.0.1:{port}/v1", "--model", "fake-llm", "--nvcc", tools.nvcc, "--ncu", tools.ncu,
+           "--run-dir", run_dir, "--iterations", str(iterations), "--reps", "3", "--run-timeout", "2",
+           "--profile-timeout", "4", "--llm-timeout", "2"]
+    with tempfile.TemporaryFile() as errf:
+        try:
+            p = subprocess.run(cmd, env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=errf, timeout=900,
+                               start_new_session=True)
+            code = p.returncode
+        except subprocess.TimeoutExpired:
+            code = 124
+            st["notes"].append(f"run {run_no} timed out")
+        errf.seek(0)
+        err = errf.read().decode(errors="replace")
+    server.kill()
+    server.wait()
+    hist_ok, history = load_history(os.path.join(run_dir, "history.json"))
+    st["history_lost"] += check_history_kept(hist_ok, history)
+    st["runs_completed"] += int(code == 0)
+    st["runs_stopped"] += int(code != 0)
+    if code != 0 and not one_error_line(err):
+        st["notes"].append(f"run {run_no} exited {code} without one error line: {err[-300:]!r}")
+        st["faults_unrecorded"] += 1
+    tool_lines = read_lines(fault_log)
+    server_lines = read_lines(server_log)
+    for k in [l.split()[1] for l in tool_lines] + [l.split()[1] for l in server_lines]:
+        if k != "ok":
+            st["faults_by_kind"][k] = st["faults_by_kind"].get(k, 0) + 1
+    ti, tu, tn = account_tool_faults(tool_lines, history, code, err)
+    li, lu, lr, ln = account_llm_faults(server_lines, history, code, err)
+    st["faults_injected"] += ti + li
+    st["faults_unrecorded"] += tu + lu
+    st["llm_faults_retried"] += lr
+    st["notes"] += [f"run {run_no}: {n}" for n in tn + ln]
+    if disk_full and mounted:
+        st["disk_full_runs"] += 1
+        st["faults_injected"] += 1
+        st["faults_by_kind"]["disk_full"] = st["faults_by_kind"].get("disk_full", 0) + 1
+        # Recorded: the run completed (the disk sufficed) or stopped with one line.
+        if code != 0 and not one_error_line(err):
+            st["faults_unrecorded"] += 1
+        if code != 0:
+            st["notes"].append(f"run {run_no} (tmpfs {size_kb} KiB): {err.strip().splitlines()[-1][:200] if err.strip() else ''}")
+        subprocess.run(["umount", "-l", run_dir])
+    log(f"fault soak: run {run_no} exit {code}: {st['faults_injected']} faults, {st['faults_unrecorded']} unrecorded")
+    shutil.rmtree(run_dir, ignore_errors=True)
+    return st
+
+
+def fault_soak(tools, target, iterations, rate, llm_rate_default, seed, work, parallel, minutes=50):
+    """Runs soak_run `parallel` at a time (they mostly wait on timeouts and backoff)
+    until `target` faults were injected (or 50 minutes passed)."""
+    import concurrent.futures
     kernel = os.path.join(work, "gemm.hip")
     shutil.copy(os.path.join(ROOT, "kernels", "gemm.hip"), kernel)
     stats = {"faults_injected": 0, "faults_unrecorded": 0, "history_lost": 0, "faults_by_kind": {},
              "llm_faults_retried": 0, "runs": 0, "runs_completed": 0, "runs_stopped": 0, "disk_full_runs": 0,
-             "notes": []}
-    deadline = time.time() + 50 * 60
+             "notes": [], "parallel": parallel}
+    deadline = time.time() + minutes * 60
     run_no = 0
-    while stats["faults_injected"] < target and time.time() < deadline:
-        run_no += 1
-        run_dir = os.path.join(work, f"soak-{run_no:03}")
-        fault_log = os.path.join(work, f"faults-{run_no:03}.log")
-        # Every 10th run only a refused key; every 7th on a small full disk.
-        faults = "http401" if run_no % 10 == 0 else "http429,http500,timeout,reset,malformed,truncated,cut_body"
-        llm_rate = 0.3 if run_no % 10 == 0 else llm_rate_default
-        server, port, server_log = start_llm_server(tools, work, seed * 1000 + run_no, llm_rate, faults, 2500)
-        env = dict(os.environ, SWZ_FAKE_FAULT_RATE=str(rate), SWZ_FAKE_FAULT_SEED=str(seed * 1000 + run_no),
-                   SWZ_FAKE_FAULT_LOG=fault_log)
-        disk_full = run_no % 7 == 0 and os.geteuid() == 0
-        mounted = False
-        if disk_full:
-            os.makedirs(run_dir, exist_ok=True)
-            size_kb = 600 + 150 * (run_no % 5)
-            mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kb}k", "tmpfs", run_dir]).returncode == 0
-            env["SWZ_FAKE_FAULT_RATE"] = "0"
-        cmd = [tools.binary, "optimize", kernel, "--backend", "cuda", "--proposer", "llm", "--base-url",
-               f"http://127.0.0.1:{port}/v1", "--model", "fake-llm", "--nvcc", tools.nvcc, "--ncu", tools.ncu,
-               "--run-dir", run_dir, "--iterations", str(iterations), "--reps", "3", "--run-timeout", "2",
-               "--profile-timeout", "4", "--llm-timeout", "2"]
-        try:
-            p = subprocess.run(cmd, env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                               errors="replace", timeout=900, start_new_session=True)
-            code, err = p.returncode, p.stderr
-        except subprocess.TimeoutExpired as e:
-            code, err = 124, (e.stderr or b"").decode(errors="replace") if isinstance(e.stderr, bytes) else ""
-            stats["notes"].append(f"run {run_no} timed out")
-        server.kill()
-        server.wait()
-        hist_ok, history = load_history(os.path.join(run_dir, "history.json"))
-        stats["history_lost"] += check_history_kept(hist_ok, history)
-        stats["runs"] += 1
-        stats["runs_completed"] += int(code == 0)
-        stats["runs_stopped"] += int(code != 0)
-        if code != 0 and not one_error_line(err):
-            stats["notes"].append(f"run {run_no} exited {code} without one error line: {err[-300:]!r}")
-            stats["faults_unrecorded"] += 1
-        tool_lines = read_lines(fault_log)
-        for l in tool_lines:
-            k = l.split()[1]
-            stats["faults_by_kind"][k] = stats["faults_by_kind"].get(k, 0) + 1
-        ti, tu, tn = account_tool_faults(tool_lines, history, code, err)
-        server_lines = read_lines(server_log)
-        for l in server_lines:
-            k = l.split()[1]
-            if k != "ok":
-                stats["faults_by_kind"][k] = stats["faults_by_kind"].get(k, 0) + 1
-        li, lu, lr, ln = account_llm_faults(server_lines, history, code, err)
-        stats["faults_injected"] += ti + li
-        stats["faults_unrecorded"] += tu + lu
-        stats["llm_faults_retried"] += lr
-        stats["notes"] += [f"run {run_no}: {n}" for n in tn + ln]
-        if disk_full and mounted:
-            stats["disk_full_runs"] += 1
-            stats["faults_injected"] += 1
-            stats["faults_by_kind"]["disk_full"] = stats["faults_by_kind"].get("disk_full", 0) + 1
-            # Recorded: the run completed (the disk sufficed) or stopped with one line.
-            if code != 0 and not one_error_line(err):
-                stats["faults_unrecorded"] += 1
-            subprocess.run(["umount", "-l", run_dir])
-        log(f"fault soak: run {run_no} exit {code}, {stats['faults_injected']} faults so far, "
-            f"{stats['faults_unrecorded']} unrecorded, {stats['history_lost']} histories lost")
-        shutil.rmtree(run_dir, ignore_errors=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=parallel) as pool:
+        running = set()
+        while True:
+            while len(running) < parallel and stats["faults_injected"] < target and time.time() < deadline:
+                run_no += 1
+                running.add(pool.submit(soak_run, tools, kernel, run_no, iterations, rate, llm_rate_default, seed,
+                                        work))
+            if not running:
+                break
+            done, running = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+            for f in done:
+                st = f.result()
+                for k, v in st.items():
+                    if k == "faults_by_kind":
+                        for kind, n in v.items():
+                            stats[k][kind] = stats[k].get(kind, 0) + n
+                    elif isinstance(v, list):
+                        stats[k] += v
+                    else:
+                        stats[k] += v
+            log(f"fault soak: {stats['faults_injected']} faults injected so far, {stats['faults_unrecorded']} "
+                f"unrecorded, {stats['history_lost']} histories lost")
     return stats
 
 
@@ -416,6 +446,9 @@ def main():
     ap.add_argument("--llm-fault-rate", type=float, default=0.7, help="per LLM request")
     ap.add_argument("--kill-iterations", type=int, default=4)
     ap.add_argument("--soak-iterations", type=int, default=8)
+    ap.add_argument("--kill-minutes", type=float, default=40, help="stop the storm after this long")
+    ap.add_argument("--soak-minutes", type=float, default=50, help="stop starting soak runs after this long")
+    ap.add_argument("--soak-parallel", type=int, default=4, help="soak runs at a time")
     ap.add_argument("--seed", type=int, default=15)
     ap.add_argument("--skip", default="", help="comma list of fuzz,kill,soak to skip")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
@@ -439,7 +472,8 @@ def main():
         if "kill" not in skip:
             t0 = time.time()
             os.makedirs(os.path.join(work, "kill"))
-            ks = kill_storm(tools, a.kill_cycles, a.kill_iterations, 40, a.seed, os.path.join(work, "kill"))
+            ks = kill_storm(tools, a.kill_cycles, a.kill_iterations, 40, a.seed, os.path.join(work, "kill"),
+                            a.kill_minutes)
             ks["seconds"] = round(time.time() - t0, 1)
             result.update({k: ks.pop(k) for k in ("kill_cycles", "kill_lost_attempts", "kill_repeated_attempts")})
             result["kill_storm"] = ks
@@ -447,7 +481,7 @@ def main():
             t0 = time.time()
             os.makedirs(os.path.join(work, "soak"))
             fs_ = fault_soak(tools, a.faults, a.soak_iterations, a.fault_rate, a.llm_fault_rate, a.seed,
-                             os.path.join(work, "soak"))
+                             os.path.join(work, "soak"), a.soak_parallel, a.soak_minutes)
             fs_["seconds"] = round(time.time() - t0, 1)
             result.update({k: fs_.pop(k) for k in ("faults_injected", "faults_unrecorded", "history_lost")})
             result["fault_soak"] = fs_
