@@ -469,14 +469,26 @@ def main():
             result["fuzz_execs_total"] = sum(v["execs"] for v in result["fuzz"].values())
             result["fuzz_crashes_total"] = sum(v["crashes"] for v in result["fuzz"].values())
             result["fuzz_leaks_total"] = sum(v["leaks"] for v in result["fuzz"].values())
+        # The storm needs CPU (compiles), the soak mostly waits (timeouts, backoff):
+        # they run side by side.
+        import threading
+        outcome = {}
+
+        def storm():
+            try:
+                t0 = time.time()
+                os.makedirs(os.path.join(work, "kill"))
+                ks = kill_storm(tools, a.kill_cycles, a.kill_iterations, 40, a.seed, os.path.join(work, "kill"),
+                                a.kill_minutes)
+                ks["seconds"] = round(time.time() - t0, 1)
+                outcome["kill"] = ks
+            except Exception as e:  # reported, never swallowed
+                outcome["kill_error"] = repr(e)
+
+        thread = None
         if "kill" not in skip:
-            t0 = time.time()
-            os.makedirs(os.path.join(work, "kill"))
-            ks = kill_storm(tools, a.kill_cycles, a.kill_iterations, 40, a.seed, os.path.join(work, "kill"),
-                            a.kill_minutes)
-            ks["seconds"] = round(time.time() - t0, 1)
-            result.update({k: ks.pop(k) for k in ("kill_cycles", "kill_lost_attempts", "kill_repeated_attempts")})
-            result["kill_storm"] = ks
+            thread = threading.Thread(target=storm)
+            thread.start()
         if "soak" not in skip:
             t0 = time.time()
             os.makedirs(os.path.join(work, "soak"))
@@ -485,6 +497,15 @@ def main():
             fs_["seconds"] = round(time.time() - t0, 1)
             result.update({k: fs_.pop(k) for k in ("faults_injected", "faults_unrecorded", "history_lost")})
             result["fault_soak"] = fs_
+        if thread:
+            thread.join()
+            if "kill_error" in outcome:
+                result["kill_storm_error"] = outcome["kill_error"]
+                log("kill storm failed: " + outcome["kill_error"])
+            else:
+                ks = outcome["kill"]
+                result.update({k: ks.pop(k) for k in ("kill_cycles", "kill_lost_attempts", "kill_repeated_attempts")})
+                result["kill_storm"] = ks
     finally:
         result["seconds"] = round(time.time() - started, 1)
         os.makedirs(a.out, exist_ok=True)
@@ -497,7 +518,7 @@ def main():
             f.write(render_md(result))
         shutil.rmtree(work, ignore_errors=True)
         log(f"wrote {base}.json and .md")
-    ok = (result.get("fuzz_crashes_total", 0) == 0 and result.get("kill_lost_attempts", 0) == 0
+    ok = ("kill_storm_error" not in result and result.get("fuzz_crashes_total", 0) == 0 and result.get("kill_lost_attempts", 0) == 0
           and result.get("kill_repeated_attempts", 0) == 0 and result.get("faults_unrecorded", 0) == 0
           and result.get("history_lost", 0) == 0)
     return 0 if ok else 1
@@ -514,6 +535,8 @@ def render_md(r):
             out.append(f"| {name} | {v['execs']:,} | {v['crashes']} | {v['leaks']} | {v['seconds']} |")
         out += [f"| **all** | **{r['fuzz_execs_total']:,}** | **{r['fuzz_crashes_total']}** | "
                 f"**{r['fuzz_leaks_total']}** | |", ""]
+    if "kill_storm_error" in r:
+        out += ["## Kill storm", "", f"FAILED: {r['kill_storm_error']}", ""]
     if "kill_cycles" in r:
         k = r["kill_storm"]
         out += ["## Kill storm", "",
