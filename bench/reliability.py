@@ -462,16 +462,22 @@ def main():
               "machine": f"{platform.node()}: {platform.platform()}, {os.cpu_count()} CPUs (shared), no GPU",
               "commands": [" ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])], "seed": a.seed}
     try:
-        if "fuzz" not in skip:
+        import threading
+
+        def fuzz():
             art = os.path.join(work, "fuzz-artifacts")
             os.makedirs(art)
             result["fuzz"] = run_fuzz(os.path.join(a.fuzz_build, "tests", "fuzz"), a.fuzz_seconds, art)
             result["fuzz_execs_total"] = sum(v["execs"] for v in result["fuzz"].values())
             result["fuzz_crashes_total"] = sum(v["crashes"] for v in result["fuzz"].values())
             result["fuzz_leaks_total"] = sum(v["leaks"] for v in result["fuzz"].values())
+
+        fuzz_thread = None
+        if "fuzz" not in skip:  # one niced process at a time, beside the storm and the soak
+            fuzz_thread = threading.Thread(target=fuzz)
+            fuzz_thread.start()
         # The storm needs CPU (compiles), the soak mostly waits (timeouts, backoff):
         # they run side by side.
-        import threading
         outcome = {}
 
         def storm():
@@ -497,6 +503,8 @@ def main():
             fs_["seconds"] = round(time.time() - t0, 1)
             result.update({k: fs_.pop(k) for k in ("faults_injected", "faults_unrecorded", "history_lost")})
             result["fault_soak"] = fs_
+        if fuzz_thread:
+            fuzz_thread.join()
         if thread:
             thread.join()
             if "kill_error" in outcome:
