@@ -5,6 +5,8 @@
 //                              the tool and its argv, so a call is reproducible
 //   SWZ_FAKE_FAULTS=k1,k2,...  the kinds allowed (default: every kind the tool has)
 //   SWZ_FAKE_FAULT_LOG=FILE    one line per injected fault: "TOOL KIND ARGV..."
+//   SWZ_FAKE_FAULT_SKIP=TEXT   calls with an argument containing TEXT are never faulted
+//                              (e.g. "/baseline/", so that a soak reaches the attempts)
 // Only the C++ standard library is used (header-only, included by each fake).
 #pragma once
 
@@ -31,6 +33,9 @@ inline std::string pick_fault(const std::string& tool, int argc, char** argv, co
   for (const auto& k : kinds)
     if (!only || !*only || ("," + std::string(only) + ",").find("," + k + ",") != std::string::npos) allowed.push_back(k);
   if (allowed.empty()) return "";
+  if (const char* skip = std::getenv("SWZ_FAKE_FAULT_SKIP"); skip && *skip)
+    for (int i = 1; i < argc; ++i)
+      if (std::string(argv[i]).find(skip) != std::string::npos) return "";
   const char* seed = std::getenv("SWZ_FAKE_FAULT_SEED");
   std::uint64_t h = fnv1a(14695981039346656037ull, std::string(seed ? seed : "1") + "\n" + tool);
   std::string line = tool;
