@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/fixtures.h"
 #include "swizzleperf/backend/ncu_parser.h"
 #include "swizzleperf/llm/chat_client.h"
 #include "swizzleperf/llm/reply_parser.h"
