@@ -6,7 +6,7 @@ Runs on a CPU-only machine with the normal build (build/) and the fuzz build
 bench/results/<date>-reliability.{md,json}.
 
   fuzz       every build-fuzz/tests/fuzz/fuzz_* for --fuzz-seconds each (one process
-             per target, -jobs 1, -detect_leaks=1) over a scratch copy of its seed
+             per target, one process, -detect_leaks=1) over a scratch copy of its seed
              corpus; execs parsed from -print_final_stats=1.
   kill storm `optimize` through the fake nvcc/ncu (builtin proposer); SIGKILL of the
              whole process tree at a random moment, then `--resume` (killed again at
@@ -63,7 +63,7 @@ def run_fuzz(fuzz_dir, seconds, out_dir):
                 shutil.copy(os.path.join(seeds, f), work)
         artifacts = os.path.join(out_dir, name) + "-"
         cmd = ["nice", "-n", "19", binary, work, f"-max_total_time={seconds}", "-print_final_stats=1",
-               "-detect_leaks=1", "-jobs=1", "-workers=1", f"-artifact_prefix={artifacts}", "-timeout=25",
+               "-detect_leaks=1", f"-artifact_prefix={artifacts}", "-timeout=25",
                "-rss_limit_mb=2048"]
         fuzz_src = os.path.join(ROOT, "tests", "fuzz")
         dict_name = "fuzz_csv.dict" if name in ("fuzz_ncu_csv", "fuzz_rocprof_csv") else \
