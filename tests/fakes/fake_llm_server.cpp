@@ -13,8 +13,9 @@
 //                             retry-after-ms: 20)
 //   timeout                   nothing for --delay-ms (default 3000) ms, then close
 //   reset                     the request is read, the connection is reset (RST)
-//   malformed                 200, content that is not JSON
-//   truncated                 200, content cut in half, finish_reason "length"
+//   malformed                 200, content that is not JSON     } only on requests with
+//   truncated                 200, content cut in half,         } response_format (a
+//                             finish_reason "length"            } free-text call takes any prose)
 //   cut_body                  200 whose body stops short of its Content-Length
 // otherwise a completion whose content is a valid reply (reasoning, critique,
 // rationale, code) with a grouped swizzle whose group size changes per request.
@@ -192,7 +193,17 @@ int main(int argc, char** argv) {
     }
     ++n;
     std::string kind = "ok";
-    if (unit(rng) < rate) kind = faults[static_cast<std::size_t>(unit(rng) * faults.size()) % faults.size()];
+    if (unit(rng) < rate) {
+      // Bad content is a fault only where JSON was asked for (response_format): a
+      // free-text call (the memory analysis) takes any prose, so it gets transport
+      // faults only.
+      std::vector<std::string> apt;
+      const bool structured = req.find("\"response_format\"") != std::string::npos;
+      for (const auto& f : faults)
+        if (structured || (f != "malformed" && f != "truncated")) apt.push_back(f);
+      if (!apt.empty()) kind = apt[static_cast<std::size_t>(unit(rng) * apt.size()) % apt.size()];
+      else (void)unit(rng);
+    }
     if (!log_file.empty()) {
       std::ofstream lf(log_file, std::ios::app);
       lf << n << " " << kind << "\n";
