@@ -144,7 +144,7 @@ def resume_cmd(tools, run_dir, extra=()):
 
 
 # ---------------------------------------------------------------- kill storm
-def kill_storm(tools, cycles, iterations, sleep_ms, seed, work, minutes=40):
+def kill_storm(tools, cycles, iterations, sleep_ms, seed, work, minutes=40, max_delay=20.0):
     rng = random.Random(seed)
     kernel = os.path.join(work, "gemm.hip")
     shutil.copy(os.path.join(ROOT, "kernels", "gemm.hip"), kernel)
@@ -181,7 +181,7 @@ def kill_storm(tools, cycles, iterations, sleep_ms, seed, work, minutes=40):
             errf = tempfile.TemporaryFile()
             proc = subprocess.Popen(cmd, env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=errf,
                                     start_new_session=True)
-            delay = rng.uniform(0.05, max(0.5, ref_seconds / 3))
+            delay = rng.uniform(0.05, min(max_delay, max(0.5, ref_seconds / 3)))
             try:
                 proc.wait(timeout=delay if kill_cycle else 600)
                 completed = proc.returncode == 0
@@ -448,6 +448,7 @@ def main():
     ap.add_argument("--llm-fault-rate", type=float, default=0.7, help="per LLM request")
     ap.add_argument("--kill-iterations", type=int, default=4)
     ap.add_argument("--soak-iterations", type=int, default=8)
+    ap.add_argument("--kill-max-delay", type=float, default=20, help="longest wait before a kill, s")
     ap.add_argument("--kill-minutes", type=float, default=40, help="stop the storm after this long")
     ap.add_argument("--soak-minutes", type=float, default=50, help="stop starting soak runs after this long")
     ap.add_argument("--soak-parallel", type=int, default=4, help="soak runs at a time")
@@ -487,7 +488,7 @@ def main():
                 t0 = time.time()
                 os.makedirs(os.path.join(work, "kill"))
                 ks = kill_storm(tools, a.kill_cycles, a.kill_iterations, 40, a.seed, os.path.join(work, "kill"),
-                                a.kill_minutes)
+                                a.kill_minutes, a.kill_max_delay)
                 ks["seconds"] = round(time.time() - t0, 1)
                 outcome["kill"] = ks
             except Exception as e:  # reported, never swallowed
