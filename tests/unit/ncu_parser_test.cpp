@@ -263,6 +263,15 @@ TEST(NcuParser, OverflowingValuesAreAnErrorNotANan) {
   EXPECT_NE(must_fail(text).find("out of range"), std::string::npos);
 }
 
+// A quoted value spanning lines was echoed into the error, which then had two
+// lines (found by tests/fuzz/fuzz_ncu_csv).
+TEST(NcuParser, ErrorsStayOneLineWhenAFieldSpansLines) {
+  const std::string text = kHeader + "\n" + row(0, "lts__t_sectors.sum", "sector", "12\nnot a number");
+  const std::string msg = must_fail(text);
+  EXPECT_NE(msg.find("not a number"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+}
+
 TEST(NcuParser, FuzzRegressionInputsGiveAValueOrAnError) {
   for (const auto& e : std::filesystem::directory_iterator(fixture_path("fuzz/fuzz_ncu_csv"))) {
     auto r = parse_ncu_csv(read_text(e.path()));
