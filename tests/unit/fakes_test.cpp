@@ -423,6 +423,10 @@ struct LlmServer {
 };
 
 swz::ChatRequest hello() { return swz::ChatRequest{{{"user", "propose a swizzle"}}, std::nullopt, "x"}; }
+// With response_format: the only requests that get bad content (malformed, truncated).
+swz::ChatRequest structured() {
+  return swz::ChatRequest{{{"user", "propose a swizzle"}}, nlohmann::json{{"type", "object"}}, "x"};
+}
 
 TEST(FakeLlmServer, AnswersValidRepliesAndInjectsEachFault) {
   Scratch dir;
@@ -453,13 +457,16 @@ TEST(FakeLlmServer, AnswersValidRepliesAndInjectsEachFault) {
   }
   {
     LlmServer s(dir, {"--rate", "1", "--faults", "malformed"});
-    auto reply = s.client().complete(hello());
+    auto reply = s.client().complete(structured());
     ASSERT_TRUE(reply) << reply.error().message;
     EXPECT_FALSE(swz::parse_reply_content(reply->content, false));
   }
   {
     LlmServer s(dir, {"--rate", "1", "--faults", "truncated"});
-    auto reply = s.client().complete(hello());
+    auto free_text = s.client().complete(hello());  // a free-text call gets no content fault
+    ASSERT_TRUE(free_text) << free_text.error().message;
+    EXPECT_EQ(free_text->finish_reason, "stop");
+    auto reply = s.client().complete(structured());
     ASSERT_TRUE(reply) << reply.error().message;
     EXPECT_EQ(reply->finish_reason, "length");
     EXPECT_FALSE(swz::parse_reply(*reply, true));

@@ -397,7 +397,8 @@ TEST(HistoryLoad, FuzzRegressionInputsAreRefusedNotThrown) {
     ++n;
     auto h = load_history(e.path());
     ASSERT_FALSE(h) << e.path();
-    EXPECT_NE(h.error().message.find("left untouched"), std::string::npos) << h.error().message;
+    EXPECT_EQ(h.error().message.rfind("history " + e.path().string(), 0), 0u) << h.error().message;
+    EXPECT_EQ(h.error().message.find('\n'), std::string::npos) << h.error().message;
     auto p = parse_history(test::read_text(e.path()));
     EXPECT_FALSE(p) << e.path();
   }
