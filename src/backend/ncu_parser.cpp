@@ -2,6 +2,7 @@
 #include "swizzleperf/backend/ncu_parser.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -126,7 +127,29 @@ std::vector<std::string> ncu_default_metrics() {
           std::string(kDramWrite), std::string(kDuration)};
 }
 
+namespace {
+
+Result<Metrics> parse_ncu_csv_text(std::string_view text);
+
+// Errors echo fields of the CSV, and a quoted field may span lines: keep the
+// message one line (found by tests/fuzz/fuzz_ncu_csv).
+std::string one_line_message(std::string msg) {
+  for (char& c : msg)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return msg;
+}
+
+}  // namespace
+
 Result<Metrics> parse_ncu_csv(std::string_view text) {
+  auto r = parse_ncu_csv_text(text);
+  if (!r) return Error{one_line_message(r.error().message), r.error().fatal};
+  return r;
+}
+
+namespace {
+
+Result<Metrics> parse_ncu_csv_text(std::string_view text) {
   if (text.find("ERR_NVGPUCTRPERM") != std::string_view::npos) {
     return Error{
         "ncu was refused access to the GPU performance counters (ERR_NVGPUCTRPERM): run it as root, "
@@ -245,7 +268,15 @@ Result<Metrics> parse_ncu_csv(std::string_view text) {
       if (weight > 0) m.l2_hit_pct = weighted / weight;
     }
   }
+  // A value scaled by its unit or summed over launches can overflow to inf, and
+  // inf / inf is NaN (found by tests/fuzz/fuzz_ncu_csv): no ranking can use it,
+  // and JSON would store it as null.
+  for (const auto& [name, value] : m.raw)
+    if (!std::isfinite(value)) return make_error("ncu's " + name + " is out of range (" + std::to_string(value) + ")");
+  if (m.l2_hit_pct && !std::isfinite(*m.l2_hit_pct)) return make_error("ncu's L2 hit rate is not a finite number");
   return m;
 }
+
+}  // namespace
 
 }  // namespace swz

@@ -13,6 +13,7 @@ const std::vector<Command>& commands() {
       {"build", "compile a kernel as the loop would, without running it", cmd_build},
       {"suite", "optimize a list of kernels (default kernels/*.hip); shards and merge", cmd_suite},
       {"sweep", "baseline vs a run's best pattern across problem sizes", cmd_sweep},
+      {"gate", "CI on a GPU runner: does the kernel's committed swizzle still pay against the identity order?", cmd_gate},
       {"probe", "measure the device's topology (dies, SM -> L2 side, dispatch order)", cmd_probe},
       {"compare", "compare two results (optimize --json, suite summaries) kernel by kernel; exit 1 on a regression", cmd_compare},
       {"version", "print the version", cmd_version},

@@ -181,19 +181,27 @@ Status save_history(const std::filesystem::path& path, const RunHistory& history
 Result<RunHistory> load_history(const std::filesystem::path& path) {
   auto text = read_file(path);
   if (!text) return make_error("cannot read history " + path.string());
-  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  return parse_history(*text, path.string());
+}
+
+Result<RunHistory> parse_history(std::string_view text, const std::string& name) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded())
-    return make_error("history " + path.string() + " is corrupt (not valid JSON); it was left untouched — start a new run with --run-dir or restore the file");
-  if (!j.is_object() || j.value("format", "") != kHistoryFormat)
-    return make_error("history " + path.string() + " was not written by swizzleperf; it was left untouched — point --resume at a swizzleperf run directory");
-  const int version = j.value("schema_version", 0);
+    return make_error("history " + name + " is corrupt (not valid JSON); it was left untouched — start a new run with --run-dir or restore the file");
+  // Typed look-ups only: j.value() throws when a field has another type (found by
+  // tests/fuzz/fuzz_history; inputs in tests/fixtures/fuzz/fuzz_history/).
+  const auto format = j.is_object() ? j.find("format") : j.end();
+  if (!j.is_object() || format == j.end() || !format->is_string() || format->get<std::string>() != kHistoryFormat)
+    return make_error("history " + name + " was not written by swizzleperf; it was left untouched — point --resume at a swizzleperf run directory");
+  const auto sv = j.find("schema_version");
+  const int version = sv != j.end() && sv->is_number_integer() ? sv->get<int>() : 0;
   if (version > kHistorySchemaVersion || version < 1)
-    return make_error("history " + path.string() + " has schema version " + std::to_string(version) +
+    return make_error("history " + name + " has schema version " + std::to_string(version) +
                       ", this swizzleperf reads version " + std::to_string(kHistorySchemaVersion));
   try {
     return j.get<RunHistory>();
   } catch (const nlohmann::json::exception& e) {
-    return make_error("history " + path.string() + " is corrupt (" + e.what() + "); it was left untouched");
+    return make_error("history " + name + " is corrupt (" + e.what() + "); it was left untouched");
   }
 }
 

@@ -138,6 +138,22 @@ void from_json(const nlohmann::json& j, ProbeResult& r) {
   r.notes = j.value("notes", std::vector<std::string>{});
 }
 
+Result<ProbeResult> parse_probe(std::string_view text, const std::string& name) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("device_name") || !j.contains("how"))
+    return make_error(name + " is not a swizzleperf probe result");
+  // Typed look-up: j.value() throws when the field has another type (found by
+  // tests/fuzz/fuzz_probe_json; inputs in tests/fixtures/fuzz/fuzz_probe_json/).
+  const auto sv = j.find("schema_version");
+  if (sv != j.end() && !(sv->is_number_integer() && sv->get<long long>() <= 1))
+    return make_error(name + " was written by a newer swizzleperf (or is damaged): schema_version " + sv->dump());
+  try {
+    return j.get<ProbeResult>();
+  } catch (const nlohmann::json::exception& e) {
+    return make_error(name + ": " + e.what());
+  }
+}
+
 bool apply_probe(HardwareProfile& h, const ProbeResult& p) {
   if (p.device_name != h.name || (h.compute_units > 0 && p.sm_count != h.compute_units)) return false;
   const bool table = !p.first_wave_pid_to_side.empty() &&
@@ -167,6 +183,7 @@ bool apply_probe(HardwareProfile& h, const ProbeResult& p) {
   h.provenance["dispatch"] = "probe (" + how + ")";
   return true;
 }
+
 
 // ---- cache --------------------------------------------------------------------------
 
@@ -203,15 +220,7 @@ Status save_probe(const ProbeResult& result, const fs::path& path) {
 Result<ProbeResult> load_probe(const fs::path& path) {
   auto text = read_file(path);
   if (!text) return text.error();
-  auto j = nlohmann::json::parse(*text, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("device_name") || !j.contains("how"))
-    return make_error(path.string() + " is not a swizzleperf probe result");
-  if (j.value("schema_version", 1) > 1) return make_error(path.string() + " was written by a newer swizzleperf");
-  try {
-    return j.get<ProbeResult>();
-  } catch (const nlohmann::json::exception& e) {
-    return make_error(path.string() + ": " + e.what());
-  }
+  return parse_probe(*text, path.string());
 }
 
 std::optional<ProbeResult> load_cached_probe(const HardwareProfile& hw) {

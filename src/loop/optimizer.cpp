@@ -108,6 +108,7 @@ std::vector<std::string> Optimizer::time_args() const {
 
 bool Optimizer::could_become_best(const Attempt& a) const {
   if (opt_.recheck_rounds <= 0 || !a.validated() || !a.speedup) return false;
+  if (opt_.recheck_every_candidate) return true;
   const Objective objective = history_.objective();
   const Attempt* current = history_.best(objective);
   if (objective == Objective::time) return *a.speedup > (current && current->speedup ? *current->speedup : 1.0);

@@ -38,6 +38,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fault_injection.h"
+
 namespace {
 
 const char* const kMetricsTag = "SWZ_FAKE_METRICS ";
@@ -168,6 +170,18 @@ int main(int argc, char** argv) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
 
   std::printf("==PROF== Connected to process %d (%s)\n", (int)pid, exe.c_str());
+  // Seeded faults (fault_injection.h): ncu failing, or printing a table that is not one.
+  const std::string fault = swz_fake::pick_fault("fake_ncu", argc, argv, {"profiler_error", "garbage"});
+  if (fault == "profiler_error") {
+    std::printf("==ERROR== Injected profiler failure (SWZ_FAKE_FAULT_RATE): LaunchFailed\n");
+    return 1;
+  }
+  if (fault == "garbage") {
+    std::printf("==PROF== Disconnected from process %d\n\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\","
+                "\"Metric Value\"\n\"0\",\"%s\",\"lts__t_sectors.sum\",\"sector\",\"#@!garbage\"\n\x01\xff\"unterminated\n",
+                (int)pid, "gemm_kernel");
+    return 0;
+  }
   const bool ctrperm = std::getenv("SWZ_FAKE_NCU_CTRPERM") && std::string(std::getenv("SWZ_FAKE_NCU_CTRPERM")) == "1";
   if (ctrperm)
     std::printf("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU "

@@ -33,6 +33,8 @@
 #include <string>
 #include <vector>
 
+#include "fault_injection.h"
+
 namespace {
 
 // ---- The emulator's main, appended after the region (compiled as C++17). ----
@@ -372,6 +374,14 @@ int main(int argc, char** argv) {
     if (begins != 1 || ends != 1) return fail(src + ": more than one swizzleperf region");
     if (inside) return fail(src + ": region not closed by '// swizzleperf:end'");
 
+    // Seeded faults (fault_injection.h): a compile error now, or a program that
+    // hangs / crashes like the magic words SWZ_FAKE_HANG / SWZ_FAKE_CRASH.
+    const std::string fault = swz_fake::pick_fault("fake_nvcc", argc, argv, {"compile", "hang", "crash"});
+    if (fault == "compile") {
+      std::fprintf(stderr, "%s(%d): error: injected compile error (SWZ_FAKE_FAULT_RATE)\n", src.c_str(), begin_line + 1);
+      return 1;
+    }
+
     std::string num_dies = "1";
     std::string stem = basename_of(src);
     if (size_t dot = stem.find('.'); dot != std::string::npos && dot > 0) stem = stem.substr(0, dot);
@@ -404,8 +414,8 @@ int main(int argc, char** argv) {
          << "namespace swz_fake_emu {\n"
          << "const char* const kKernel = " << c_quote(stem) << ";\n"
          << "constexpr unsigned kDefM = " << def_m << ", kDefN = " << def_n << ";\n"
-         << "constexpr bool kHang = " << (region.find("SWZ_FAKE_HANG") != std::string::npos) << ";\n"
-         << "constexpr bool kCrash = " << (region.find("SWZ_FAKE_CRASH") != std::string::npos) << ";\n"
+         << "constexpr bool kHang = " << (fault == "hang" || region.find("SWZ_FAKE_HANG") != std::string::npos) << ";\n"
+         << "constexpr bool kCrash = " << (fault == "crash" || region.find("SWZ_FAKE_CRASH") != std::string::npos) << ";\n"
          << "constexpr bool kWrong = " << (region.find("SWZ_FAKE_WRONG") != std::string::npos) << ";\n"
          << "constexpr bool kDumpDiff = " << (region.find("SWZ_FAKE_DUMP_DIFF") != std::string::npos)
          << ";\n}  // namespace swz_fake_emu\n"

@@ -20,6 +20,9 @@
 #include <nlohmann/json.hpp>
 
 #include "support/fixtures.h"
+#include "swizzleperf/backend/ncu_parser.h"
+#include "swizzleperf/llm/chat_client.h"
+#include "swizzleperf/llm/reply_parser.h"
 
 namespace {
 
@@ -340,4 +343,135 @@ TEST_F(FakesTest, DeviceQueryPrintsTheFakeGpu) {
   EXPECT_EQ(j["num_xcc"], -1);
 }
 
+// Seeded fault injection (tests/fakes/fault_injection.h): off by default, each kind
+// does what the soak expects, every injected fault is logged, and the decision is
+// a reproducible function of the seed and the argv.
+TEST_F(FakesTest, SeededFaultsAreInjectedLoggedAndReproducible) {
+  const std::string log = (*dir_ / "faults.log").string();
+  auto faults = [&](const std::string& kinds) {
+    return std::vector<std::string>{"SWZ_FAKE_FAULT_RATE=1", "SWZ_FAKE_FAULTS=" + kinds, "SWZ_FAKE_FAULT_LOG=" + log};
+  };
+  ProcRun compile = build(*dir_, "fc", kernel_file("  return pid;"), faults("compile"));
+  EXPECT_EQ(compile.exit_code, 1);
+  EXPECT_NE(compile.err.find("fc.hip"), std::string::npos) << compile.err;
+  EXPECT_NE(compile.err.find("injected compile error"), std::string::npos) << compile.err;
+  ASSERT_EQ(build(*dir_, "fcrash", kernel_file("  return pid;"), faults("crash")).exit_code, 0);
+  EXPECT_EQ(run({(*dir_ / "fcrash").string(), "verify"}, dir_->path()).signal, SIGABRT);
+  ASSERT_EQ(build(*dir_, "fhang", kernel_file("  return pid;"), faults("hang")).exit_code, 0);
+  EXPECT_TRUE(run({(*dir_ / "fhang").string(), "time"}, dir_->path(), {}, 500).timed_out);
+
+  ProcRun perr = run({fake("fake_ncu"), "--csv", exe(), "profile"}, dir_->path(), faults("profiler_error"));
+  EXPECT_EQ(perr.exit_code, 1);
+  EXPECT_NE(perr.out.find("==ERROR== Injected profiler failure"), std::string::npos) << perr.out;
+  ProcRun garbage = run({fake("fake_ncu"), "--csv", exe(), "profile"}, dir_->path(), faults("garbage"));
+  EXPECT_EQ(garbage.exit_code, 0);
+  EXPECT_FALSE(swz::parse_ncu_csv(garbage.out)) << "garbage must not parse as metrics";
+
+  const auto logged = lines_of(slurp(log));
+  ASSERT_EQ(logged.size(), 5u) << slurp(log);
+  EXPECT_EQ(logged[0].rfind("fake_nvcc compile ", 0), 0u) << logged[0];
+  EXPECT_NE(logged[0].find("fc.hip"), std::string::npos);
+  EXPECT_EQ(logged[3].rfind("fake_ncu profiler_error ", 0), 0u) << logged[3];
+
+  // Off without a rate; with rate 0.5 about half the seeds inject, the same seed always the same way.
+  EXPECT_EQ(run({fake("fake_ncu"), "--csv", exe(), "profile"}, dir_->path()).exit_code, 0);
+  int injected = 0;
+  for (int seed = 0; seed < 30; ++seed) {
+    const std::vector<std::string> env{"SWZ_FAKE_FAULT_RATE=0.5", "SWZ_FAKE_FAULT_SEED=" + std::to_string(seed),
+                                       "SWZ_FAKE_FAULTS=profiler_error"};
+    const int a = run({fake("fake_ncu"), "--csv", exe(), "info"}, dir_->path(), env).exit_code;
+    injected += a != 0;
+    if (seed < 5) EXPECT_EQ(run({fake("fake_ncu"), "--csv", exe(), "info"}, dir_->path(), env).exit_code, a);
+  }
+  EXPECT_GT(injected, 5);
+  EXPECT_LT(injected, 25);
+}
+
+// fake_llm_server, driven by the real ChatClient over loopback HTTP.
+struct LlmServer {
+  pid_t pid = -1;
+  int port = 0;
+  LlmServer(const Scratch& dir, const std::vector<std::string>& args) {
+    const std::string port_file = (dir / "llm.port").string();
+    std::error_code ec;
+    fs::remove(port_file, ec);
+    pid = fork();
+    if (pid == 0) {
+      std::vector<std::string> full{fake("fake_llm_server"), "--port-file", port_file, "--lifetime-s", "60"};
+      full.insert(full.end(), args.begin(), args.end());
+      std::vector<char*> argv;
+      for (auto& a : full) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    for (int i = 0; i < 200 && !fs::exists(port_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    port = std::atoi(slurp(port_file).c_str());
+  }
+  ~LlmServer() {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  swz::ChatClient client(int timeout_s = 5) const {
+    swz::LlmOptions o;
+    o.base_url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
+    o.api_key_env = "SWZ_TEST_NO_SUCH_KEY";
+    o.max_retries = 0;
+    o.timeout_s = timeout_s;
+    return swz::ChatClient(o, [](double) {});
+  }
+};
+
+swz::ChatRequest hello() { return swz::ChatRequest{{{"user", "propose a swizzle"}}, std::nullopt, "x"}; }
+// With response_format: the only requests that get bad content (malformed, truncated).
+swz::ChatRequest structured() {
+  return swz::ChatRequest{{{"user", "propose a swizzle"}}, nlohmann::json{{"type", "object"}}, "x"};
+}
+
+TEST(FakeLlmServer, AnswersValidRepliesAndInjectsEachFault) {
+  Scratch dir;
+  {
+    LlmServer ok(dir, {"--log", (dir / "ok.log").string()});
+    ASSERT_GT(ok.port, 0);
+    auto reply = ok.client().complete(hello());
+    ASSERT_TRUE(reply) << reply.error().message;
+    auto parsed = swz::parse_reply_content(reply->content, false);
+    ASSERT_TRUE(parsed) << parsed.error().message;
+    EXPECT_NE(parsed->code.find("swizzle_pid"), std::string::npos);
+    EXPECT_EQ(slurp(dir / "ok.log"), "1 ok\n");
+  }
+  const std::vector<std::pair<std::string, int>> http = {{"http401", 401}, {"http429", 429}, {"http500", 500}};
+  for (const auto& [kind, status] : http) {
+    LlmServer s(dir, {"--rate", "1", "--faults", kind});
+    swz::ChatFailure f;
+    auto reply = s.client().complete(hello(), &f);
+    ASSERT_FALSE(reply) << kind;
+    EXPECT_EQ(f.http_status, status) << kind << ": " << reply.error().message;
+  }
+  for (const std::string kind : {"reset", "cut_body", "timeout"}) {
+    LlmServer s(dir, {"--rate", "1", "--faults", kind, "--delay-ms", "2500"});
+    swz::ChatFailure f;
+    auto reply = s.client(1).complete(hello(), &f);
+    ASSERT_FALSE(reply) << kind;
+    EXPECT_EQ(f.http_status, 0) << kind;
+  }
+  {
+    LlmServer s(dir, {"--rate", "1", "--faults", "malformed"});
+    auto reply = s.client().complete(structured());
+    ASSERT_TRUE(reply) << reply.error().message;
+    EXPECT_FALSE(swz::parse_reply_content(reply->content, false));
+  }
+  {
+    LlmServer s(dir, {"--rate", "1", "--faults", "truncated"});
+    auto free_text = s.client().complete(hello());  // a free-text call gets no content fault
+    ASSERT_TRUE(free_text) << free_text.error().message;
+    EXPECT_EQ(free_text->finish_reason, "stop");
+    auto reply = s.client().complete(structured());
+    ASSERT_TRUE(reply) << reply.error().message;
+    EXPECT_EQ(reply->finish_reason, "length");
+    EXPECT_FALSE(swz::parse_reply(*reply, true));
+  }
+}
+
 }  // namespace
+

@@ -275,6 +275,22 @@ TEST(HistoryLoad, MissingFile) {
   EXPECT_NE(h.error().message.find("cannot read"), std::string::npos);
 }
 
+// parse_history is load_history without the file: the same checks, the name in errors.
+TEST(HistoryLoad, ParseFromBytesMatchesLoad) {
+  test::TempDir dir;
+  const auto path = dir / "history.json";
+  const std::string text = nlohmann::json(sample_history()).dump();
+  test::write_text(path, text);
+  auto loaded = load_history(path);
+  auto parsed = parse_history(text, "mem.json");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(nlohmann::json(*parsed), nlohmann::json(*loaded));
+  auto bad = parse_history("{", "mem.json");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("history mem.json is corrupt"), std::string::npos) << bad.error().message;
+}
+
 // ---- best ------------------------------------------------------------------------
 
 Attempt ranked(int iteration, AttemptStatus st, std::optional<double> l2, std::optional<double> ms) {
@@ -451,6 +467,22 @@ TEST(NowIso8601, Shape) {
   EXPECT_EQ(t[4], '-');
   EXPECT_EQ(t[10], 'T');
   EXPECT_EQ(t.back(), 'Z');
+}
+
+// A history whose format or schema_version has the wrong JSON type threw out of
+// load_history (found by tests/fuzz/fuzz_history); now it is refused in one line.
+TEST(HistoryLoad, FuzzRegressionInputsAreRefusedNotThrown) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(test::fixture_path("fuzz/fuzz_history"))) {
+    ++n;
+    auto h = load_history(e.path());
+    ASSERT_FALSE(h) << e.path();
+    EXPECT_EQ(h.error().message.rfind("history " + e.path().string(), 0), 0u) << h.error().message;
+    EXPECT_EQ(h.error().message.find('\n'), std::string::npos) << h.error().message;
+    auto p = parse_history(test::read_text(e.path()));
+    EXPECT_FALSE(p) << e.path();
+  }
+  EXPECT_GE(n, 2);
 }
 
 }  // namespace

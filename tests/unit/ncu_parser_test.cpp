@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <filesystem>
+
 #include "support/fixtures.h"
 
 namespace swz {
@@ -248,6 +251,33 @@ TEST(NcuParser, TruncatedRowNamesTheLine) {
                      R"x("1","42","app","127.0.0.1","k(float *, int)","1")x" "\n";
   std::string msg = must_fail(text);
   EXPECT_NE(msg.find("line 4"), std::string::npos) << msg;
+}
+
+// Values that overflow when scaled or summed over launches gave a NaN hit rate
+// (found by tests/fuzz/fuzz_ncu_csv); now they are an error.
+TEST(NcuParser, OverflowingValuesAreAnErrorNotANan) {
+  const std::string text = kHeader + "\n" + row(0, "lts__t_sectors.sum", "sector", "1e308") +
+                           row(0, "lts__t_sectors_lookup_hit.sum", "sector", "1e308") +
+                           row(1, "lts__t_sectors.sum", "sector", "1e308") +
+                           row(1, "lts__t_sectors_lookup_hit.sum", "sector", "1e308");
+  EXPECT_NE(must_fail(text).find("out of range"), std::string::npos);
+}
+
+// A quoted value spanning lines was echoed into the error, which then had two
+// lines (found by tests/fuzz/fuzz_ncu_csv).
+TEST(NcuParser, ErrorsStayOneLineWhenAFieldSpansLines) {
+  const std::string text = kHeader + "\n" + row(0, "lts__t_sectors.sum", "sector", "12\nnot a number");
+  const std::string msg = must_fail(text);
+  EXPECT_NE(msg.find("not a number"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+}
+
+TEST(NcuParser, FuzzRegressionInputsGiveAValueOrAnError) {
+  for (const auto& e : std::filesystem::directory_iterator(fixture_path("fuzz/fuzz_ncu_csv"))) {
+    auto r = parse_ncu_csv(read_text(e.path()));
+    if (r.ok() && r.value().l2_hit_pct) EXPECT_TRUE(std::isfinite(*r.value().l2_hit_pct)) << e.path();
+    if (!r.ok()) EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << e.path();
+  }
 }
 
 }  // namespace

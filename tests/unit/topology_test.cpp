@@ -337,5 +337,36 @@ TEST(TopologyResult, FormatIdRanges) {
   EXPECT_EQ(format_id_ranges({5, 5}), "5");
 }
 
+// parse_probe: what load_probe (and the probe cache) runs on hardware.json's bytes.
+TEST(TopologyResult, ParseProbeReadsARealProbeAndRefusesOtherJson) {
+  const auto text = test::read_text(test::source_dir() / "bench" / "results" / "2026-11-22-h100-probe.json");
+  auto p = parse_probe(text, "h100.json");
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->device_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(p->sm_count, 132);
+  EXPECT_EQ(p->num_l2_domains, 2);
+  for (const std::string bad : {"", "not json", "[1,2]", R"({"device_name": "x"})", R"({"how": {}})"}) {
+    auto r = parse_probe(bad, "h.json");
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message.find("h.json is not a swizzleperf probe result"), std::string::npos) << r.error().message;
+  }
+  auto newer = parse_probe(R"({"device_name": "x", "how": {}, "schema_version": 2})", "h.json");
+  ASSERT_FALSE(newer);
+  EXPECT_NE(newer.error().message.find("newer swizzleperf"), std::string::npos);
+}
+
+// hardware.json with a mistyped schema_version threw out of load_probe (found by
+// tests/fuzz/fuzz_probe_json); now it is an error.
+TEST(TopologyResult, FuzzRegressionInputsAreErrorsNotThrown) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(test::fixture_path("fuzz/fuzz_probe_json"))) {
+    ++n;
+    auto p = parse_probe(test::read_text(e.path()), "hardware.json");
+    ASSERT_FALSE(p) << e.path();
+    EXPECT_NE(p.error().message.find("schema_version"), std::string::npos) << p.error().message;
+  }
+  EXPECT_GE(n, 1);
+}
+
 }  // namespace
 }  // namespace swz::probe

@@ -21,6 +21,7 @@ int cmd_version(const std::vector<std::string>& args);
 int cmd_suite(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);
 int cmd_probe(const std::vector<std::string>& args);
+int cmd_gate(const std::vector<std::string>& args);
 int cmd_compare(const std::vector<std::string>& args);
 
 // optimize on a machine with no GPU: host mapping analysis of the candidates.

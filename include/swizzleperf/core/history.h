@@ -115,6 +115,9 @@ void from_json(const nlohmann::json& j, RunHistory& h);
 Status save_history(const std::filesystem::path& path, const RunHistory& history);
 // Refuses: unreadable, not JSON, not a swizzleperf history, newer schema.
 Result<RunHistory> load_history(const std::filesystem::path& path);
+// The same checks on the file's bytes; `name` (the path) goes into the errors.
+// load_history is read_file + this; the fuzz target tests/fuzz/fuzz_history.cpp calls it.
+Result<RunHistory> parse_history(std::string_view text, const std::string& name = "history.json");
 
 // Ranking used by best(): true when a is better than b. Without an objective: the
 // L2 ranking (highest L2 hit rate, then lowest median time). Under time both must be

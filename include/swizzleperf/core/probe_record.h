@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -113,6 +114,11 @@ void to_json(nlohmann::json& j, const OrderSummary& o);
 void from_json(const nlohmann::json& j, OrderSummary& o);
 void to_json(nlohmann::json& j, const ProbeResult& r);
 void from_json(const nlohmann::json& j, ProbeResult& r);
+
+// A ProbeResult from hardware.json's bytes (`name` goes into the errors): Error when
+// it is not JSON, not a probe result, or from a newer schema. load_probe reads the
+// file and calls this; tests/fuzz/fuzz_probe_json.cpp feeds it arbitrary bytes.
+Result<ProbeResult> parse_probe(std::string_view text, const std::string& name = "hardware.json");
 
 // Merges what the probe measured into a hardware profile: with clean sides, num_dies =
 // num_l2_domains and a "table" dispatch model from first_wave_pid_to_side (source

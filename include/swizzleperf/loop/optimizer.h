@@ -29,6 +29,7 @@ struct OptimizeOptions {
   std::string host_cxx = "c++";
   Objective objective = Objective::time;  // what "best" means; recorded as config["objective"]
   int recheck_rounds = 6;            // interleaved A B rounds for a candidate that could become best (0: off)
+  bool recheck_every_candidate = false;  // re-check every validated candidate (gate: its one candidate)
   nlohmann::json config = nlohmann::json::object();  // recorded in the history
 };
 

@@ -1,0 +1,232 @@
+// `swizzleperf gate KERNEL.hip`: the CI question "does our committed swizzle still
+// pay on this GPU, driver and size?". The kernel as committed (its own region) is
+// the candidate; the same file with the identity region is the baseline. Both go
+// through the optimize loop's own stages (validator, host mapping check, build,
+// verify against the CPU reference, full-size output equal to the identity's,
+// interleaved timing with the significance test, profile) as a one-attempt run,
+// so a gate judges exactly what optimize measured. Verdict:
+//   time: fail when the speedup's 95 % interval lies wholly below --min-speedup
+//         (the committed swizzle is significantly slower than asked);
+//   L2:   with --min-l2-gain P, fail when committed L2 - identity L2 < P points;
+//   any validation failure of the committed kernel fails the gate.
+// Exit 0 pays, 1 no longer pays / validation failed, 2 bad input or environment,
+// 130 interrupted.
+#include <fmt/format.h>
+
+#include <ctime>
+
+#include "swizzleperf/cli/app.h"
+#include "swizzleperf/cli/commands.h"
+#include "swizzleperf/core/junit.h"
+#include "swizzleperf/core/region_validator.h"
+#include "swizzleperf/loop/optimizer.h"
+#include "swizzleperf/proposer/proposer.h"
+
+namespace swz::cli {
+
+namespace {
+
+constexpr const char* kIdentityRegion =
+    "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n"
+    "  // identity: the hardware's order (written by swizzleperf gate)\n"
+    "  return pid;\n"
+    "}\n";
+
+// Proposes the committed region once, then nothing.
+class CommittedProposer : public Proposer {
+ public:
+  explicit CommittedProposer(std::string region) : region_(std::move(region)) {}
+  std::string name() const override { return "committed"; }
+  Result<Proposal> propose(const ProposalContext&) override {
+    if (done_) return make_error(kExhausted);
+    done_ = true;
+    Proposal p;
+    p.region = region_;
+    p.label = "committed";
+    p.rationale = "the kernel's own region, as committed";
+    return p;
+  }
+
+ private:
+  std::string region_;
+  bool done_ = false;
+};
+
+std::string stamp() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+nlohmann::json brief(const Attempt& a) {
+  nlohmann::json j = {{"label", a.label}, {"status", to_string(a.status)}, {"reason", a.reason}};
+  j["l2_hit_pct"] = a.metrics && a.metrics->l2_hit_pct ? nlohmann::json(*a.metrics->l2_hit_pct) : nlohmann::json();
+  j["median_ms"] = a.timing ? nlohmann::json(a.timing->median_ms) : nlohmann::json();
+  j["speedup"] = a.speedup ? nlohmann::json(*a.speedup) : nlohmann::json();
+  j["speedup_ci_low"] = a.speedup_ci_low ? nlohmann::json(*a.speedup_ci_low) : nlohmann::json();
+  j["speedup_ci_high"] = a.speedup_ci_high ? nlohmann::json(*a.speedup_ci_high) : nlohmann::json();
+  j["significant"] = a.significant ? nlohmann::json(*a.significant) : nlohmann::json();
+  return j;
+}
+
+}  // namespace
+
+int cmd_gate(const std::vector<std::string>& args) {
+  cxxopts::Options o("swizzleperf gate", "Does the kernel's committed swizzle still pay against the identity order? (GPU)");
+  o.positional_help("KERNEL.hip");
+  o.add_options()("kernel", "kernel file whose region is the committed swizzle", cxxopts::value<std::string>())(
+      "h,help", "show this help");
+  o.add_options("Gate")
+      ("min-speedup", "fail when the speedup's 95 % interval lies wholly below X (1.0: must not be significantly slower)",
+       cxxopts::value<double>()->default_value("1.0"))
+      ("min-l2-gain", "also fail unless the committed L2 hit rate beats the identity's by P points (unset: not checked)",
+       cxxopts::value<double>())
+      ("rounds", "interleaved identity/committed timing rounds (>= 6 for a 95 % interval)", cxxopts::value<int>()->default_value("10"))
+      ("reps", "timed repetitions per round (median reported)", cxxopts::value<int>()->default_value("30"))
+      ("warmup", "untimed warm-up runs before each round", cxxopts::value<int>()->default_value("5"))
+      ("size", "problem size passed to the program as --size (e.g. 8192,8192,2048)", cxxopts::value<std::string>()->default_value(""))
+      ("run-dir", "keep the gate's run here (default: runs/gate-<kernel>-<UTC time>)", cxxopts::value<std::string>()->default_value(""))
+      ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"))
+      ("json", "print the result as JSON on stdout (compare reads it)")
+      ("junit", "write a JUnit XML report with one testcase to FILE", cxxopts::value<std::string>()->default_value(""));
+  add_backend_options(o);
+  o.parse_positional({"kernel"});
+  cxxopts::ParseResult r;
+  std::string err;
+  if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf gate --help')");
+  if (r.count("help")) {
+    std::fputs(help_text(o, {"", "Gate", "Backend"}).c_str(), stdout);
+    return kExitOk;
+  }
+  if (!r.count("kernel")) return report_error("gate needs a kernel file: swizzleperf gate KERNEL.hip");
+  const std::filesystem::path kernel_path = r["kernel"].as<std::string>();
+  auto kernel = KernelSource::load(kernel_path);
+  if (!kernel) return report_error(kernel.error().message);
+  if (auto st = check_region_code(kernel->region()); !st) return report_error(kernel_path.string() + ": " + st.error().message);
+  const double min_speedup = r["min-speedup"].as<double>();
+  if (!(min_speedup > 0 && min_speedup < 100)) return report_error("--min-speedup must be a positive ratio such as 1.0 or 1.05");
+  std::optional<double> min_l2_gain;
+  if (r.count("min-l2-gain")) min_l2_gain = r["min-l2-gain"].as<double>();
+  const int rounds = r["rounds"].as<int>();
+  if (rounds < 6 || rounds > 1000) return report_error("--rounds must be between 6 and 1000 (a 95 % interval needs at least 6)");
+
+  OptimizeOptions opt;
+  opt.iterations = 1;
+  opt.time_reps = r["reps"].as<int>();
+  opt.warmup = r["warmup"].as<int>();
+  if (opt.time_reps < 1) return report_error("--reps must be at least 1");
+  if (auto s = r["size"].as<std::string>(); !s.empty() && !parse_int_list(s, opt.size))
+    return report_error("--size '" + s + "' is not a comma-separated list of positive integers");
+  opt.host_cxx = r["host-cxx"].as<std::string>();
+  opt.objective = Objective::time;
+  opt.recheck_rounds = rounds;
+  opt.recheck_every_candidate = true;
+  opt.run_dir = r["run-dir"].as<std::string>();
+  if (opt.run_dir.empty()) opt.run_dir = std::filesystem::path("runs") / fmt::format("gate-{}-{}", kernel->name(), stamp());
+  std::error_code ec;
+  if (std::filesystem::exists(opt.run_dir / "history.json", ec))
+    return report_error("run dir " + opt.run_dir.string() + " already holds a run: pass another --run-dir");
+  std::filesystem::create_directories(opt.run_dir, ec);
+  if (ec) return report_error("cannot create " + opt.run_dir.string() + ": " + ec.message());
+  // The baseline is the same program with the identity region, kept beside the run.
+  auto identity = kernel->splice(kIdentityRegion);
+  if (!identity) return report_error(identity.error().message);
+  opt.kernel = opt.run_dir / (kernel->name() + ".identity.hip");
+  if (auto st = write_file_atomic(opt.kernel, *identity); !st) return report_error(st.error().message);
+
+  const std::string backend_name = r["backend"].as<std::string>();
+  ToolOptions tools = tool_options_from(r, backend_name);
+  RealProcessRunner runner;
+  auto backend = make_backend(backend_name, runner, tools);
+  if (!backend) return report_error(backend.error().message + " (gate measures on a GPU; `check` runs anywhere)");
+  if (auto st = (*backend)->preflight(true); !st) return report_error(st.error().message);
+  opt.config = {{"command", "gate"}, {"kernel", kernel_path.string()}, {"backend", (*backend)->name()},
+                {"reps", opt.time_reps}, {"warmup", opt.warmup}, {"size", opt.size}, {"objective", "time"},
+                {"recheck_rounds", rounds}, {"proposer", "committed"}};
+  CommittedProposer proposer(kernel->region());
+  Optimizer optimizer(**backend, proposer, runner, opt);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto result = optimizer.run();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!result) {
+    if (result.error().message == "interrupted") return kExitInterrupted;
+    return report_error(result.error().message);
+  }
+  if (result->interrupted) return kExitInterrupted;
+
+  const auto& h = result->history;
+  std::vector<std::string> failures;
+  nlohmann::json committed = nullptr;
+  if (h.attempts.empty()) {
+    failures.push_back("the committed region was not evaluated");
+  } else {
+    const Attempt& a = h.attempts.front();
+    committed = brief(a);
+    if (a.status == AttemptStatus::duplicate) {
+      failures.push_back("the committed region computes the identity order: there is no swizzle to gate");
+    } else if (!a.validated()) {
+      failures.push_back(fmt::format("the committed kernel failed ({}): {}", to_string(a.status), a.reason));
+    } else {
+      if (!a.speedup_ci_high || !a.speedup)
+        failures.push_back("no interleaved timing of the committed kernel");
+      else if (*a.speedup_ci_high < min_speedup)
+        failures.push_back(fmt::format("speedup {:.3f}x [{:.3f}, {:.3f}] is significantly below --min-speedup {:.3f}",
+                                       *a.speedup, a.speedup_ci_low.value_or(0), *a.speedup_ci_high, min_speedup));
+      if (min_l2_gain) {
+        const bool have = a.metrics && a.metrics->l2_hit_pct && h.baseline && h.baseline->metrics &&
+                          h.baseline->metrics->l2_hit_pct;
+        const double gain = have ? *a.metrics->l2_hit_pct - *h.baseline->metrics->l2_hit_pct : 0;
+        if (!have)
+          failures.push_back("no L2 hit rate measured for the identity or the committed kernel");
+        else if (gain < *min_l2_gain)
+          failures.push_back(fmt::format("L2 hit rate gain {:+.2f} points is below --min-l2-gain {:.2f}", gain, *min_l2_gain));
+      }
+    }
+  }
+  const bool pays = failures.empty();
+  std::string reason;
+  for (const auto& f : failures) reason += (reason.empty() ? "" : "; ") + f;
+  std::string line;
+  if (!committed.is_null() && committed["speedup"].is_number())
+    line = fmt::format("{} {}: committed {:.3f}x [{:.3f}, {:.3f}] vs identity, L2 {} -> {}", pays ? "PAYS" : "FAIL",
+                       kernel_path.string(), committed["speedup"].get<double>(),
+                       committed["speedup_ci_low"].is_number() ? committed["speedup_ci_low"].get<double>() : 0.0,
+                       committed["speedup_ci_high"].is_number() ? committed["speedup_ci_high"].get<double>() : 0.0,
+                       h.baseline && h.baseline->metrics && h.baseline->metrics->l2_hit_pct
+                           ? fmt::format("{:.2f}%", *h.baseline->metrics->l2_hit_pct) : "n/a",
+                       committed["l2_hit_pct"].is_number() ? fmt::format("{:.2f}%", committed["l2_hit_pct"].get<double>()) : "n/a");
+  else
+    line = fmt::format("{} {}", pays ? "PAYS" : "FAIL", kernel_path.string());
+  if (!pays) line += " — " + reason;
+
+  nlohmann::json j = {{"kind", "gate"},
+                      {"kernel", kernel_path.string()},
+                      {"device", h.hardware.value("name", "")},
+                      {"verdict", pays ? "pays" : "fail"},
+                      {"reasons", failures},
+                      {"min_speedup", min_speedup},
+                      {"min_l2_gain", min_l2_gain ? nlohmann::json(*min_l2_gain) : nlohmann::json()},
+                      {"rounds", rounds},
+                      {"run_dir", opt.run_dir.string()},
+                      {"seconds", seconds},
+                      {"baseline", h.baseline ? brief(*h.baseline) : nlohmann::json()},
+                      {"committed", committed}};
+  if (j["baseline"].is_object()) j["baseline"]["label"] = "identity";
+  if (auto junit = r["junit"].as<std::string>(); !junit.empty()) {
+    JUnitSuite suite{"swizzleperf gate", "", {}};
+    suite.cases.push_back({kernel_path.string(), "swizzleperf.gate", seconds, !pays, reason, line, "regression"});
+    if (auto st = write_junit(junit, suite); !st) return report_error(st.error().message);
+  }
+  if (r.count("json")) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+    std::puts(j.dump(2).c_str());
+  } else {
+    std::printf("%s\n", line.c_str());
+  }
+  return pays ? kExitOk : kExitFailed;
+}
+
+}  // namespace swz::cli
