@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "swizzleperf/core/mapping_check.h"
+#include "swizzleperf/loop/output_check.h"
 #include "swizzleperf/loop/report.h"
 
 namespace swz {
@@ -170,17 +171,15 @@ bool Optimizer::finish_attempt_stages(Attempt& a, const fs::path& dir, const fs:
     return false;
   if (interrupt_requested()) return false;
   if (!stage("compare", [&] {
-        std::vector<std::string> args = {"dump", (dir / "output.bin").string()};
-        auto sz = size_args();
-        args.insert(args.end(), sz.begin(), sz.end());
-        auto r = backend_.run_program(exe, args, tools.run_timeout);
-        if (!r.process.success()) return run_failed("dump", r);
-        if (a.iteration == 0) return true;
-        auto diff = compare_outputs(opt_.run_dir / "baseline" / "output.bin", dir / "output.bin", dump_tol_);
-        a.validation["full_size_output"] = diff.empty() ? "matches the baseline" : diff;
-        if (!diff.empty()) return fail(AttemptStatus::validation_failed, "full-size output: " + diff);
-        fs::remove(dir / "output.bin");
-        return true;
+        // Device-side digest / compare (loop/output_check); a full dump only on a mismatch.
+        OutputCheck check(backend_, size_args(), dump_tol_);
+        const auto o = a.iteration == 0 ? check.record_baseline(exe, dir, a.validation)
+                                        : check.check_candidate(exe, dir, opt_.run_dir / "baseline",
+                                                                history_.baseline->validation, a.validation);
+        if (o.kind == OutputCheckResult::Kind::ok) return true;
+        return fail(o.kind == OutputCheckResult::Kind::mismatch ? AttemptStatus::validation_failed
+                                                                : AttemptStatus::run_failed,
+                    o.reason);
       }))
     return false;
   if (interrupt_requested()) return false;
@@ -238,6 +237,7 @@ Status Optimizer::measure_baseline() {
     return make_error("the kernel program's info mode failed (" + info.process.describe() + ": " +
                       tail_lines(info.process.err + info.process.out, 1) + "); see docs/kernel-contract.md");
   history_.config["program_info"] = info.json;
+  dump_tol_ = info.json.value("dump_tol", 0.0);  // the compare stage below needs it
   if (!finish_attempt_stages(a, dir, dir / "kernel")) {
     if (interrupt_requested()) return make_error("interrupted");
     return make_error("the unswizzled baseline could not be measured (" + to_string(a.status) + "): " + a.reason);

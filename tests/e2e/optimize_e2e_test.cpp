@@ -84,6 +84,49 @@ TEST(OptimizeE2E, FullRunThroughTheFakeToolchain) {
   EXPECT_EQ(best.substr(best.find("// swizzleperf:end")), orig.substr(orig.find("// swizzleperf:end")));
 }
 
+// dump_tol 0 (gemm): the baseline records a digest, candidates are hashed on the
+// device and no candidate writes its output to disk.
+TEST(OptimizeE2E, ExactKernelsAreComparedByDigestWithoutOutputFiles) {
+  TempDir tmp;
+  auto kernel = copy_gemm(tmp);
+  auto r = run_cli(optimize_args(kernel, tmp / "run", 3), tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto h = load_json(tmp / "run" / "history.json");
+  const auto& ref = h["baseline"]["validation"]["output_check"];
+  EXPECT_EQ(ref["mode"], "hash");
+  EXPECT_EQ(ref["hash"].get<std::string>().size(), 16u);
+  EXPECT_FALSE(fs::exists(tmp / "run" / "baseline" / "output.bin"));
+  int ok = 0;
+  for (const auto& a : h["attempts"]) {
+    const auto dir = tmp / "run" / ("iter-00" + std::to_string(a["iteration"].get<int>()));
+    EXPECT_FALSE(fs::exists(dir / "output.bin")) << dir;
+    if (a["status"] != "ok") continue;
+    ++ok;
+    EXPECT_EQ(a["validation"]["output_hash"], ref["hash"]);
+    EXPECT_TRUE(a["stage_seconds"].contains("compare"));
+  }
+  EXPECT_GT(ok, 0);
+}
+
+// dump_tol > 0: one dump for the baseline, candidates compared on the device.
+TEST(OptimizeE2E, ToleranceKernelsAreComparedAgainstTheBaselineDumpOnly) {
+  TempDir tmp;
+  auto kernel = copy_gemm(tmp);
+  auto r = run_cli(optimize_args(kernel, tmp / "run", 2), tmp.path(), {"SWZ_FAKE_DUMP_TOL=1e-6"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto h = load_json(tmp / "run" / "history.json");
+  EXPECT_EQ(h["baseline"]["validation"]["output_check"]["mode"], "compare");
+  EXPECT_TRUE(fs::exists(tmp / "run" / "baseline" / "output.bin"));
+  int ok = 0;
+  for (const auto& a : h["attempts"]) {
+    if (a["status"] != "ok") continue;
+    ++ok;
+    EXPECT_EQ(a["validation"]["full_size_output"], "matches the baseline within rel tol 1e-06");
+    EXPECT_FALSE(fs::exists(tmp / "run" / ("iter-00" + std::to_string(a["iteration"].get<int>())) / "output.bin"));
+  }
+  EXPECT_GT(ok, 0);
+}
+
 TEST(OptimizeE2E, TableNamesBaselineBestAndWhereTheKernelWent) {
   TempDir tmp;
   auto kernel = copy_gemm(tmp);

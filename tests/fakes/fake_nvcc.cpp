@@ -74,7 +74,8 @@ Model simulate(SwizzleGrid g) {
 
 int usage(const char* why) {
   std::fprintf(stderr, "usage: %s info|verify [--seed S]|time [--reps N] [--warmup W] [--size a,b]|"
-               "profile [--size a,b]|dump FILE [--size a,b]\n%s\n", kKernel, why);
+               "profile [--size a,b]|dump FILE [--size a,b]|hash [--chunks FILE] [--size a,b]|"
+               "compare BASELINE_FILE [--tol T] [--size a,b]\n%s\n", kKernel, why);
   std::printf("{\"error\":\"usage: %s\"}\n", why);
   return 2;
 }
@@ -90,17 +91,55 @@ void sleep_ms(unsigned long ms) {
 }
 void print_size(const Shape& s) { std::printf("[%u,%u,%u]", s.M, s.N, s.K); }
 
+// The output: f(t) at position t for every tile written; never-written tiles stay poison.
+std::vector<uint32_t> output(const Shape& s) {
+  const unsigned np = s.g.m * s.g.n;
+  std::vector<uint32_t> out(np, 0xFFFFFFFFu);
+  for (unsigned pid = 0; pid < np; ++pid) {
+    unsigned t = swizzle_pid(pid, np, s.g);
+    if (t < np) out[t] = (uint32_t)(t * 2654435761u);
+  }
+  if (kDumpDiff && np > 0) out[np - 1] ^= 0x1u;
+  return out;
+}
+
+// The harness's digest (kernels/support/swz_harness.h), on the host, with small chunks
+// so that tests can see which chunk differs.
+constexpr unsigned long long kChunkBytes = 256;
+unsigned long long mix(unsigned long long z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+std::vector<unsigned long long> chunk_digests(const unsigned char* p, unsigned long long bytes) {
+  std::vector<unsigned long long> d;
+  for (unsigned long long begin = 0; begin < bytes; begin += kChunkBytes) {
+    const unsigned long long end = std::min(begin + kChunkBytes, bytes);
+    unsigned long long sum = 0;
+    for (unsigned long long w = begin / 8; w < (end + 7) / 8; ++w) {
+      unsigned long long v = 0;
+      for (unsigned long long b = w * 8; b < end && b < w * 8 + 8; ++b)
+        v |= (unsigned long long)p[b] << (8 * (b - w * 8));
+      sum += mix(v ^ mix(w + 0x9E3779B97F4A7C15ull));
+    }
+    d.push_back(mix(sum + (end - begin)));
+  }
+  return d;
+}
+
 int run(int argc, char** argv) {
   if (argc < 2) return usage("missing mode");
   const std::string mode = argv[1];
-  if (mode != "info" && mode != "verify" && mode != "time" && mode != "profile" && mode != "dump")
+  if (mode != "info" && mode != "verify" && mode != "time" && mode != "profile" && mode != "dump" &&
+      mode != "hash" && mode != "compare")
     return usage("unknown mode");
   Shape s = grid_shape(kDefM, kDefN);
   unsigned long reps = 30, warmup = 5, seed = 1;
-  std::string dump_file;
+  std::string dump_file, chunks_file;
+  double tol = -1;
   int i = 2;
-  if (mode == "dump") {
-    if (argc < 3 || argv[2][0] == '-') return usage("dump needs FILE");
+  if (mode == "dump" || mode == "compare") {
+    if (argc < 3 || argv[2][0] == '-') return usage("dump and compare need FILE");
     dump_file = argv[i++];
   }
   for (; i < argc; ++i) {
@@ -109,6 +148,12 @@ int run(int argc, char** argv) {
     if (a == "--reps") { if (!parse_uint(v, &reps) || reps == 0) return usage("bad --reps"); ++i; }
     else if (a == "--warmup") { if (!parse_uint(v, &warmup)) return usage("bad --warmup"); ++i; }
     else if (a == "--seed") { if (!parse_uint(v, &seed)) return usage("bad --seed"); ++i; }
+    else if (a == "--chunks" && mode == "hash") { if (!v) return usage("bad --chunks"); chunks_file = v; ++i; }
+    else if (a == "--tol" && mode == "compare") {
+      char* end = nullptr;
+      if (!v || (tol = std::strtod(v, &end), *end != '\0') || !(tol >= 0)) return usage("bad --tol");
+      ++i;
+    }
     else if (a == "--size") {
       if (!v) return usage("bad --size");
       unsigned d[3] = {0, 0, kDefK}; int n = 0; std::string part, text = std::string(v) + ",";
@@ -126,14 +171,17 @@ int run(int argc, char** argv) {
   if (mode != "info" && kHang) for (;;) sleep_ms(1000);
   if ((mode == "time" || mode == "profile" || mode == "verify") && kCrash) std::abort();
   const unsigned np = s.g.m * s.g.n;
+  const char* tol_env = std::getenv("SWZ_FAKE_DUMP_TOL");
+  const double dump_tol = tol_env ? std::strtod(tol_env, nullptr) : 0.0;
 
   if (mode == "info") {
     std::printf("{\"kernel\":\"%s\",\"kernel_regex\":\"%s_kernel\",\"size\":", kKernel, kKernel);
     print_size(s);
-    std::printf(",\"grid\":{\"m\":%u,\"n\":%u},\"num_pids\":%u,\"footprint_bytes\":%llu,\"num_dies\":%d}\n",
+    std::printf(",\"grid\":{\"m\":%u,\"n\":%u},\"num_pids\":%u,\"footprint_bytes\":%llu,\"num_dies\":%d,"
+                "\"dump_tol\":%g}\n",
                 s.g.m, s.g.n, np,
                 4ull * ((unsigned long long)s.M * s.K + (unsigned long long)s.K * s.N +
-                        (unsigned long long)s.M * s.N), (int)(SWZ_NUM_DIES));
+                        (unsigned long long)s.M * s.N), (int)(SWZ_NUM_DIES), dump_tol);
     return 0;
   }
   if (mode == "verify") {
@@ -198,13 +246,56 @@ int run(int argc, char** argv) {
     std::printf("{\"mode\":\"profile\",\"ok\":true}\n");
     return 0;
   }
-  // dump: f(t) at position t for every tile written; never-written tiles stay poison.
-  std::vector<uint32_t> out(np, 0xFFFFFFFFu);
-  for (unsigned pid = 0; pid < np; ++pid) {
-    unsigned t = swizzle_pid(pid, np, s.g);
-    if (t < np) out[t] = (uint32_t)(t * 2654435761u);
+  const std::vector<uint32_t> out = output(s);
+  const unsigned long long bytes = 4ull * np;
+  if (mode == "hash") {
+    const auto d = chunk_digests(reinterpret_cast<const unsigned char*>(out.data()), bytes);
+    unsigned long long h = mix(bytes ^ 0x9E3779B97F4A7C15ull);
+    for (unsigned long long x : d) h = mix(h ^ x);
+    if (!chunks_file.empty()) {
+      FILE* f = std::fopen(chunks_file.c_str(), "w");
+      bool ok = f != nullptr;
+      for (unsigned long long x : d) ok = ok && std::fprintf(f, "%016llx\n", x) == 17;
+      if (!f || std::fclose(f) != 0 || !ok) {
+        std::printf("{\"mode\":\"hash\",\"ok\":false,\"error\":\"cannot write chunks file\"}\n");
+        return 3;
+      }
+    }
+    std::printf("{\"mode\":\"hash\",\"bytes\":%llu,\"hash\":\"%016llx\",\"chunk_bytes\":%llu,\"chunks\":%zu}\n",
+                bytes, h, kChunkBytes, d.size());
+    return 0;
   }
-  if (kDumpDiff && np > 0) out[np - 1] ^= 0x1u;
+  if (mode == "compare") {  // exactly the harness's rule (values are f32 bit patterns)
+    std::vector<unsigned char> base;
+    if (FILE* f = std::fopen(dump_file.c_str(), "rb")) {
+      unsigned char buf[4096];
+      for (size_t got; (got = std::fread(buf, 1, sizeof buf, f)) > 0;) base.insert(base.end(), buf, buf + got);
+      std::fclose(f);
+    } else {
+      std::printf("{\"mode\":\"compare\",\"ok\":false,\"error\":\"cannot open baseline file\"}\n");
+      return 2;
+    }
+    if (base.size() != bytes) {
+      std::printf("{\"mode\":\"compare\",\"ok\":false,\"error\":\"output sizes differ (%zu vs %llu bytes)\"}\n",
+                  base.size(), bytes);
+      return 1;
+    }
+    if (tol < 0) tol = dump_tol;
+    unsigned long long bad = 0, first = 0;
+    for (unsigned k = 0; k < np; ++k) {
+      uint32_t a, b = out[k];
+      std::memcpy(&a, &base[4ull * k], 4);
+      if (a == b) continue;
+      float fa, fb;
+      std::memcpy(&fa, &a, 4);
+      std::memcpy(&fb, &b, 4);
+      const double err = std::fabs((double)fa - (double)fb);
+      if (!(err <= tol * std::max(1.0, std::fabs((double)fa))) && bad++ == 0) first = k;
+    }
+    std::printf("{\"mode\":\"compare\",\"ok\":%s,\"values\":%u,\"mismatches\":%llu,\"first_index\":%lld,"
+                "\"tol\":%g}\n", bad ? "false" : "true", np, bad, bad ? (long long)first : -1LL, tol);
+    return bad ? 1 : 0;
+  }
   FILE* f = std::fopen(dump_file.c_str(), "wb");
   if (!f || std::fwrite(out.data(), 4, np, f) != np || std::fclose(f) != 0) {
     std::fprintf(stderr, "cannot write %s\n", dump_file.c_str());
@@ -369,7 +460,7 @@ int main(int argc, char** argv) {
     std::ostringstream o;
     o << "// Generated by fake_nvcc from " << src << ": a host emulator of the kernel program.\n"
       << "// A model for testing swizzleperf's loop; its numbers are never measurements.\n"
-      << "#include <algorithm>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
+      << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
       << "#include <cstring>\n#include <string>\n#include <type_traits>\n#include <vector>\n"
       << "#include <time.h>\n"
       << "#define SWZ_HD\n#define __host__\n#define __device__\n#define __forceinline__ inline\n";
