@@ -19,6 +19,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/fixtures.h"
+
 namespace {
 
 namespace fs = std::filesystem;

@@ -13,5 +13,9 @@ namespace swz {
 std::string render_summary_table(const OptimizeSummary& s);
 std::string render_report_markdown(const OptimizeSummary& s);
 nlohmann::json summary_json(const OptimizeSummary& s);
+// Per-stage wall-time medians over a run's attempts (duplicates excluded):
+// {"attempts": N, "attempt_wall_s_median": s, "stage_seconds_median": {stage: s}}.
+// summary_json carries it as "timing"; report.md shows it.
+nlohmann::json stage_medians(const RunHistory& h);
 
 }  // namespace swz
