@@ -27,7 +27,8 @@ int cmd_suite(const std::vector<std::string>& args) {
       ("iterations", "attempts per kernel", cxxopts::value<int>()->default_value("10"))
       ("reps", "timed repetitions per measurement", cxxopts::value<int>()->default_value("30"))
       ("warmup", "untimed warm-up runs", cxxopts::value<int>()->default_value("5"))
-      ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"));
+      ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"))
+      ("build-jobs", "concurrent kernel builds, next candidates built ahead (1: serial; 0: min(cores-1, 4), memory permitting)", cxxopts::value<int>()->default_value("0"));
   add_proposer_options(o);
   add_backend_options(o);
   o.parse_positional({"kernels"});
@@ -99,6 +100,7 @@ int cmd_suite(const std::vector<std::string>& args) {
     opt.time_reps = r["reps"].as<int>();
     opt.warmup = r["warmup"].as<int>();
     opt.host_cxx = r["host-cxx"].as<std::string>();
+    opt.build_jobs = std::max(0, r["build-jobs"].as<int>());
     opt.config = {{"proposer", (*proposer)->name()}, {"backend", (*backend)->name()}, {"iterations", opt.iterations},
                   {"reps", opt.time_reps}, {"warmup", opt.warmup}, {"suite", out.string()},
                   {"proposer_config", proposer_config_json(r)}};

@@ -309,16 +309,19 @@ Attempt Optimizer::evaluate(int iteration, const Proposal& p, const fs::path& di
     return done();
   }
   (void)write_file_atomic(dir / "kernel.hip", *spliced);
-  // 3. Build.
-  auto built = backend_.build({dir / "kernel.hip", dir / "kernel", hw_.num_dies, hw_.arch});
+  // 3. Build (or take the build prefetched while an earlier attempt was measured).
+  auto pooled = pool_->get({*spliced, hw_.num_dies, hw_.arch}, dir / "kernel.hip", dir / "kernel");
+  auto& built = pooled.build;
   if (!built) {
     a.status = AttemptStatus::build_failed;
     a.reason = built.error().message;
     return done();
   }
-  a.stage_seconds["build"] = built->seconds;
+  if (pooled.prefetched) a.stage_seconds["build_wait"] = pooled.wait_seconds;
+  else a.stage_seconds["build"] = built->seconds;
   (void)write_file_atomic(dir / "build.log", format_argv(built->argv) + "\n" + built->log);
-  a.build = {{"ok", built->ok}, {"seconds", built->seconds}, {"log_excerpt", tail_lines(built->log, 20)}};
+  a.build = {{"ok", built->ok}, {"seconds", built->seconds}, {"log_excerpt", tail_lines(built->log, 20)},
+             {"prefetched", pooled.prefetched}};
   if (!built->ok) {
     a.status = AttemptStatus::build_failed;
     a.reason = built->failure;
@@ -341,9 +344,30 @@ void Optimizer::update_best() {
   if (spliced) (void)write_file_atomic(opt_.run_dir / "best.hip", *spliced);
 }
 
+void Optimizer::prefetch_lookahead(const ProposalContext& ctx) {
+  if (pool_->jobs() <= 1) return;
+  for (const auto& p : proposer_.lookahead(ctx, pool_->jobs() - 1)) {
+    auto spliced = kernel_->splice(p.region);
+    if (!spliced) continue;
+    // Never compile an unchecked region: the host mapping check gates the build.
+    const auto check_dir = opt_.run_dir / "build-cache" / ("check-" + pool_->key({p.region, 0, ""}));
+    pool_->prefetch({*spliced, hw_.num_dies, hw_.arch}, [this, region = p.region, check_dir] {
+      MappingCheckOptions mo{opt_.host_cxx, check_dir, std::chrono::seconds(60)};
+      auto report = check_mapping(region, ragged_grids(grid_), hw_, mo, runner_);
+      return report && report->ok;
+    });
+  }
+}
+
 Result<OptimizeSummary> Optimizer::run() {
   const auto run_t0 = std::chrono::steady_clock::now();
   if (auto st = prepare(); !st) return st.error();
+  pool_ = std::make_unique<BuildPool>(backend_, opt_.run_dir / "build-cache",
+                                      opt_.build_jobs > 0 ? opt_.build_jobs : BuildPool::default_jobs());
+  struct PoolEnd {  // waits for background builds and removes their cache on every return
+    std::unique_ptr<BuildPool>& pool;
+    ~PoolEnd() { pool.reset(); }
+  } pool_end{pool_};
   history_.state = "running";
   if (!history_.baseline) {
     if (auto st = measure_baseline(); !st) {
@@ -424,6 +448,7 @@ Result<OptimizeSummary> Optimizer::run() {
         }
       }
     } else {
+      prefetch_lookahead(ctx);
       a = evaluate(iteration, proposal.value(), dir);
       if (interrupt_requested()) {
         interrupted = true;  // the unfinished attempt is not recorded; resume redoes it

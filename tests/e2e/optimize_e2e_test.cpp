@@ -127,6 +127,39 @@ TEST(OptimizeE2E, ToleranceKernelsAreComparedAgainstTheBaselineDumpOnly) {
   EXPECT_GT(ok, 0);
 }
 
+// Builds prefetched in the background change nothing but timings: the same
+// attempts, in the same order, with the same statuses and results.
+TEST(OptimizeE2E, PrefetchedBuildsGiveTheSerialRunsHistory) {
+  TempDir tmp;
+  auto kernel = copy_gemm(tmp);
+  auto serial = optimize_args(kernel, tmp / "serial", 6);
+  serial.insert(serial.end(), {"--build-jobs", "1"});
+  auto parallel = optimize_args(kernel, tmp / "parallel", 6);
+  parallel.insert(parallel.end(), {"--build-jobs", "4"});
+  ASSERT_EQ(run_cli(serial, tmp.path()).exit_code, 0);
+  auto r = run_cli(parallel, tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto a = load_json(tmp / "serial" / "history.json"), b = load_json(tmp / "parallel" / "history.json");
+  ASSERT_EQ(a["attempts"].size(), b["attempts"].size());
+  int prefetched = 0;
+  for (size_t i = 0; i < a["attempts"].size(); ++i) {
+    const auto &x = a["attempts"][i], &y = b["attempts"][i];
+    for (const char* k : {"iteration", "label", "status", "region", "metrics", "timing", "speedup"})
+      EXPECT_EQ(x.value(k, nlohmann::json()), y.value(k, nlohmann::json())) << "attempt " << i << " field " << k;
+    EXPECT_EQ(x["mapping"].value("mapping_hash", ""), y["mapping"].value("mapping_hash", ""));
+    EXPECT_EQ(x["validation"].value("output_hash", ""), y["validation"].value("output_hash", ""));
+    EXPECT_FALSE(x["build"].value("prefetched", false));
+    if (y["build"].value("prefetched", false)) {
+      ++prefetched;
+      EXPECT_TRUE(y["stage_seconds"].contains("build_wait"));
+      EXPECT_FALSE(y["stage_seconds"].contains("build"));
+    }
+  }
+  EXPECT_GT(prefetched, 0) << "the built-in proposer's exploration should have been built ahead";
+  EXPECT_FALSE(fs::exists(tmp / "parallel" / "build-cache"));
+  EXPECT_EQ(run_cli({"optimize", kernel.string(), "--build-jobs", "-1"}, tmp.path()).exit_code, 2);
+}
+
 TEST(OptimizeE2E, TableNamesBaselineBestAndWhereTheKernelWent) {
   TempDir tmp;
   auto kernel = copy_gemm(tmp);

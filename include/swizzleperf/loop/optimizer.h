@@ -14,6 +14,7 @@
 #include "swizzleperf/backend/backend.h"
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/kernel_source.h"
+#include "swizzleperf/loop/build_pool.h"
 #include "swizzleperf/proposer/proposer.h"
 
 namespace swz {
@@ -27,6 +28,7 @@ struct OptimizeOptions {
   int warmup = 5;
   std::vector<int> size;             // --size for the program (empty: its default)
   std::string host_cxx = "c++";
+  int build_jobs = 0;                // concurrent builds incl. prefetch; 1 = serial; 0 = BuildPool::default_jobs()
   nlohmann::json config = nlohmann::json::object();  // recorded in the history
 };
 
@@ -51,6 +53,7 @@ class Optimizer {
   bool finish_attempt_stages(Attempt& a, const std::filesystem::path& dir, const std::filesystem::path& exe);
   Status save();
   void update_best();
+  void prefetch_lookahead(const ProposalContext& ctx);  // builds the proposer's next candidates ahead
   std::vector<std::string> size_args() const;
 
   Backend& backend_;
@@ -64,6 +67,7 @@ class Optimizer {
   std::string kernel_regex_;
   double dump_tol_ = 0;
   std::filesystem::path history_path_;
+  std::unique_ptr<BuildPool> pool_;  // lives for one run()
 };
 
 // Byte-exact comparison, or float32 comparison within a relative tolerance when tol > 0.
