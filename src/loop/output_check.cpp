@@ -26,6 +26,17 @@ constexpr std::uint64_t kStep = 0x9E3779B97F4A7C15ull;
 
 std::string hex16(std::uint64_t v) { return fmt::format("{:016x}", v); }
 
+// A field of a program's JSON line, or `fallback` when the line was missing or not an object.
+template <class T>
+T field(const nlohmann::json& j, const char* key, T fallback) {
+  if (!j.is_object() || !j.contains(key)) return fallback;
+  try {
+    return j.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    return fallback;
+  }
+}
+
 }  // namespace
 
 HostDigest digest_bytes(const std::string& bytes, std::uint64_t chunk_bytes) {
@@ -98,9 +109,9 @@ OutputCheckResult OutputCheck::record_baseline(const fs::path& exe, const fs::pa
     auto r = run(exe, {"hash", "--chunks", chunks.string()});
     if (r.process.success() && r.json.contains("hash")) {
       validation["output_check"] = {{"mode", "hash"},
-                                    {"hash", r.json.value("hash", "")},
-                                    {"bytes", r.json.value("bytes", std::uint64_t{0})},
-                                    {"chunk_bytes", r.json.value("chunk_bytes", std::uint64_t{0})},
+                                    {"hash", field(r.json, "hash", std::string())},
+                                    {"bytes", field(r.json, "bytes", std::uint64_t{0})},
+                                    {"chunk_bytes", field(r.json, "chunk_bytes", std::uint64_t{0})},
                                     {"chunks_file", chunks.string()}};
       return {};
     }
@@ -113,7 +124,7 @@ OutputCheckResult OutputCheck::record_baseline(const fs::path& exe, const fs::pa
   auto r = run(exe, {"dump", file.string()});
   if (!r.process.success()) return run_failed("dump", r);
   validation["output_check"] = {{"mode", dump_tol_ > 0 ? "compare" : "dump"},
-                                {"bytes", r.json.value("bytes", std::uint64_t{0})},
+                                {"bytes", field(r.json, "bytes", std::uint64_t{0})},
                                 {"file", file.string()}};
   return {};
 }
@@ -132,8 +143,8 @@ OutputCheckResult OutputCheck::check_candidate(const fs::path& exe, const fs::pa
     const auto chunks = dir / "chunks.txt";
     auto r = run(exe, {"hash", "--chunks", chunks.string()});
     if (!r.process.success() || !r.json.contains("hash")) return run_failed("hash", r);
-    const std::string base_hash = ref.value("hash", ""), hash = r.json.value("hash", "");
-    const auto base_bytes = ref.value("bytes", std::uint64_t{0}), bytes = r.json.value("bytes", std::uint64_t{0});
+    const std::string base_hash = ref.value("hash", ""), hash = field(r.json, "hash", std::string());
+    const auto base_bytes = ref.value("bytes", std::uint64_t{0}), bytes = field(r.json, "bytes", std::uint64_t{0});
     validation["output_hash"] = hash;
     if (hash == base_hash && bytes == base_bytes) {
       validation["full_size_output"] = "matches the baseline (digest " + hash + ")";
@@ -147,7 +158,7 @@ OutputCheckResult OutputCheck::check_candidate(const fs::path& exe, const fs::pa
     } else {
       auto a = read_chunk_digests(baseline_dir / "chunks.txt");
       auto b = read_chunk_digests(chunks);
-      const auto cb = r.json.value("chunk_bytes", std::uint64_t{0});
+      const auto cb = field(r.json, "chunk_bytes", std::uint64_t{0});
       if (!a || !b) {
         where = fmt::format("digest {} differs from the baseline's {} (chunk digests unreadable: {})", hash,
                             base_hash, !a ? a.error().message : b.error().message);
@@ -166,15 +177,15 @@ OutputCheckResult OutputCheck::check_candidate(const fs::path& exe, const fs::pa
     auto r = run(exe, {"compare", base_file.string(), "--tol", fmt::format("{}", dump_tol_)});
     const bool exited_1 = r.process.started && !r.process.timed_out && r.process.term_signal == 0 &&
                           r.process.exit_code == 1;
-    if (r.process.success() && r.json.value("ok", false)) {
+    if (r.process.success() && field(r.json, "ok", false)) {
       validation["full_size_output"] = fmt::format("matches the baseline within rel tol {}", dump_tol_);
       return {};
     }
     if (exited_1 && r.json.contains("mismatches"))
       return mismatch(fmt::format("{} of {} output values differ from the baseline's beyond rel tol {} (first at index {})",
-                                  r.json.value("mismatches", std::uint64_t{0}), r.json.value("values", std::uint64_t{0}),
-                                  dump_tol_, r.json.value("first_index", std::int64_t{-1})));
-    if (exited_1 && r.json.contains("error")) return mismatch(r.json.value("error", ""));
+                                  field(r.json, "mismatches", std::uint64_t{0}), field(r.json, "values", std::uint64_t{0}),
+                                  dump_tol_, field(r.json, "first_index", std::int64_t{-1})));
+    if (exited_1 && r.json.contains("error")) return mismatch(field(r.json, "error", std::string()));
     return run_failed("compare", r);
   }
   // "dump": both outputs on disk, compared on the host (histories from before hash mode).

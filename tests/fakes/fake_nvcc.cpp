@@ -72,11 +72,92 @@ Model simulate(SwizzleGrid g) {
   return r;
 }
 
+// Everything the emulator prints to stdout goes through emit(), so that evaluate can
+// run the other modes and collect their JSON lines; main() writes it out.
+std::string g_out;
+bool g_nested = false;  // inside evaluate: no second sleep
+void emit(const char* fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  const int n = std::vsnprintf(nullptr, 0, fmt, ap);
+  va_end(ap);
+  std::string b(n > 0 ? n + 1 : 1, '\0');
+  if (n > 0) std::vsnprintf(&b[0], b.size(), fmt, ap2);
+  va_end(ap2);
+  b.resize(n > 0 ? n : 0);
+  g_out += b;
+}
+
+int run(int argc, char** argv);
+int usage(const char* why);
+void sleep_ms(unsigned long ms);
+
+// evaluate: verify, then hash (or compare with --baseline), then time, as one JSON
+// line, stopping at the first failing part, like the harness's evaluate mode.
+int evaluate(int argc, char** argv) {
+  std::vector<std::string> common, time_opts, chunks, tol;
+  std::string baseline, seed;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) return usage("option needs a value");
+    const std::string v = argv[++i];
+    if (a == "--size") { common.push_back(a); common.push_back(v); }
+    else if (a == "--seed") seed = v;
+    else if (a == "--reps" || a == "--warmup") { time_opts.push_back(a); time_opts.push_back(v); }
+    else if (a == "--chunks") { chunks.push_back(a); chunks.push_back(v); }
+    else if (a == "--tol") { tol.push_back(a); tol.push_back(v); }
+    else if (a == "--baseline") baseline = v;
+    else return usage("unknown option");
+  }
+  if (const char* ms = std::getenv("SWZ_FAKE_SLEEP_MS"); ms && !g_nested) sleep_ms(std::strtoul(ms, nullptr, 10));
+  g_nested = true;
+  std::string last;
+  auto part = [&](std::vector<std::string> args, std::string* line) {
+    args.insert(args.end(), common.begin(), common.end());
+    std::vector<char*> av = {argv[0]};
+    for (auto& x : args) av.push_back(&x[0]);
+    const std::string saved = g_out;
+    g_out.clear();
+    const int rc = run((int)av.size(), av.data());
+    std::string out = g_out;
+    g_out = saved;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    *line = out.substr(out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1);
+    last = *line;
+    return rc;
+  };
+  std::string verify, check, timing, secs;
+  std::vector<std::string> vargs = {"verify"};
+  if (!seed.empty()) { vargs.push_back("--seed"); vargs.push_back(seed); }
+  int rc = part(vargs, &verify);
+  std::string line = "{\"mode\":\"evaluate\",\"verify\":" + verify;
+  if (rc == 0) {
+    std::vector<std::string> cargs;
+    if (baseline.empty()) { cargs = {"hash"}; cargs.insert(cargs.end(), chunks.begin(), chunks.end()); }
+    else { cargs = {"compare", baseline}; cargs.insert(cargs.end(), tol.begin(), tol.end()); }
+    rc = part(cargs, &check);
+    line += std::string(",\"") + (baseline.empty() ? "hash" : "compare") + "\":" + check;
+  }
+  if (rc == 0) {
+    std::vector<std::string> targs = {"time"};
+    targs.insert(targs.end(), time_opts.begin(), time_opts.end());
+    rc = part(targs, &timing);
+    line += ",\"time\":" + timing;
+  }
+  if (rc != 0 && rc != 1) {  // a usage or runtime error: its own line, its exit code
+    emit("%s\n", last.c_str());
+    return rc;
+  }
+  emit("%s,\"ok\":%s,\"seconds\":{\"verify\":0,\"check\":0,\"time\":0}}\n", line.c_str(), rc == 0 ? "true" : "false");
+  return rc;
+}
+
 int usage(const char* why) {
   std::fprintf(stderr, "usage: %s info|verify [--seed S]|time [--reps N] [--warmup W] [--size a,b]|"
                "profile [--size a,b]|dump FILE [--size a,b]|hash [--chunks FILE] [--size a,b]|"
                "compare BASELINE_FILE [--tol T] [--size a,b]\n%s\n", kKernel, why);
-  std::printf("{\"error\":\"usage: %s\"}\n", why);
+  emit("{\"error\":\"usage: %s\"}\n", why);
   return 2;
 }
 bool parse_uint(const char* s, unsigned long* v) {
@@ -89,7 +170,7 @@ void sleep_ms(unsigned long ms) {
   struct timespec ts{(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
   while (nanosleep(&ts, &ts) != 0) {}
 }
-void print_size(const Shape& s) { std::printf("[%u,%u,%u]", s.M, s.N, s.K); }
+void print_size(const Shape& s) { emit("[%u,%u,%u]", s.M, s.N, s.K); }
 
 // The output: f(t) at position t for every tile written; never-written tiles stay poison.
 std::vector<uint32_t> output(const Shape& s) {
@@ -130,6 +211,7 @@ std::vector<unsigned long long> chunk_digests(const unsigned char* p, unsigned l
 int run(int argc, char** argv) {
   if (argc < 2) return usage("missing mode");
   const std::string mode = argv[1];
+  if (mode == "evaluate") return evaluate(argc, argv);
   if (mode != "info" && mode != "verify" && mode != "time" && mode != "profile" && mode != "dump" &&
       mode != "hash" && mode != "compare")
     return usage("unknown mode");
@@ -175,9 +257,9 @@ int run(int argc, char** argv) {
   const double dump_tol = tol_env ? std::strtod(tol_env, nullptr) : 0.0;
 
   if (mode == "info") {
-    std::printf("{\"kernel\":\"%s\",\"kernel_regex\":\"%s_kernel\",\"size\":", kKernel, kKernel);
+    emit("{\"kernel\":\"%s\",\"kernel_regex\":\"%s_kernel\",\"size\":", kKernel, kKernel);
     print_size(s);
-    std::printf(",\"grid\":{\"m\":%u,\"n\":%u},\"num_pids\":%u,\"footprint_bytes\":%llu,\"num_dies\":%d,"
+    emit(",\"grid\":{\"m\":%u,\"n\":%u},\"num_pids\":%u,\"footprint_bytes\":%llu,\"num_dies\":%d,"
                 "\"dump_tol\":%g}\n",
                 s.g.m, s.g.n, np,
                 4ull * ((unsigned long long)s.M * s.K + (unsigned long long)s.K * s.N +
@@ -188,7 +270,7 @@ int run(int argc, char** argv) {
     std::vector<Shape> cases = {s, grid_shape(5, 3), grid_shape(1, 7), grid_shape(7, 1)};
     if (s.g.n > 1) cases.push_back(grid_shape(s.g.m + 1, s.g.n - 1));
     bool all_ok = true;
-    std::printf("{\"mode\":\"verify\",\"seed\":%lu,\"cases\":[", seed);
+    emit("{\"mode\":\"verify\",\"seed\":%lu,\"cases\":[", seed);
     for (size_t c = 0; c < cases.size(); ++c) {
       const SwizzleGrid g = cases[c].g;
       const unsigned n = g.m * g.n;
@@ -204,12 +286,12 @@ int run(int argc, char** argv) {
       const bool ok = mismatches == 0;
       all_ok = all_ok && ok;
       const double err = missing ? 3.0e38 : (kWrong ? 0.5 : 1.5e-5);
-      std::printf("%s{\"size\":", c ? "," : "");
+      emit("%s{\"size\":", c ? "," : "");
       print_size(cases[c]);
-      std::printf(",\"max_abs_err\":%.6g,\"tol\":0.001,\"mismatches\":%llu,\"ok\":%s}",
+      emit(",\"max_abs_err\":%.6g,\"tol\":0.001,\"mismatches\":%llu,\"ok\":%s}",
                   err, mismatches, ok ? "true" : "false");
     }
-    std::printf("],\"ok\":%s}\n", all_ok ? "true" : "false");
+    emit("],\"ok\":%s}\n", all_ok ? "true" : "false");
     return all_ok ? 0 : 1;
   }
   if (mode == "time") {
@@ -224,17 +306,17 @@ int run(int argc, char** argv) {
     const double median = reps % 2 ? sorted[reps / 2] : 0.5 * (sorted[reps / 2 - 1] + sorted[reps / 2]);
     double mean = 0;
     for (double x : t) mean += x / reps;
-    std::printf("{\"mode\":\"time\",\"median_ms\":%.9g,\"min_ms\":%.9g,\"max_ms\":%.9g,"
+    emit("{\"mode\":\"time\",\"median_ms\":%.9g,\"min_ms\":%.9g,\"max_ms\":%.9g,"
                 "\"mean_ms\":%.9g,\"reps\":%lu,\"warmup\":%lu,\"times_ms\":[",
                 median, sorted.front(), sorted.back(), mean, reps, warmup);
-    for (unsigned long r = 0; r < reps; ++r) std::printf("%s%.9g", r ? "," : "", t[r]);
-    std::printf("]}\n");
+    for (unsigned long r = 0; r < reps; ++r) emit("%s%.9g", r ? "," : "", t[r]);
+    emit("]}\n");
     return 0;
   }
   if (mode == "profile") {
     const Model m = simulate(s.g);
     const unsigned long long sectors = m.hits + m.misses;
-    std::printf("SWZ_FAKE_METRICS {\"kernel\":\"%s_kernel\",\"grid_size\":%u,"
+    emit("SWZ_FAKE_METRICS {\"kernel\":\"%s_kernel\",\"grid_size\":%u,"
                 "\"lts__t_sectors.sum\":%llu,\"lts__t_sectors_lookup_hit.sum\":%llu,"
                 "\"lts__t_sectors_lookup_miss.sum\":%llu,\"lts__t_sector_hit_rate.pct\":%.6f,"
                 "\"lts__t_sectors_srcunit_ltcfabric.sum\":%llu,\"dram__bytes_read.sum\":%llu,"
@@ -243,7 +325,7 @@ int run(int argc, char** argv) {
                 kKernel, np, sectors, m.hits, m.misses, sectors ? 100.0 * m.hits / sectors : 0.0,
                 m.misses / 2, m.misses * 32, m.tiles * kSectorsPerLookup * 32 / 8,
                 1000000ull + m.misses * 10, 40.0 + (sectors ? 40.0 * m.hits / sectors : 0.0));
-    std::printf("{\"mode\":\"profile\",\"ok\":true}\n");
+    emit("{\"mode\":\"profile\",\"ok\":true}\n");
     return 0;
   }
   const std::vector<uint32_t> out = output(s);
@@ -257,11 +339,11 @@ int run(int argc, char** argv) {
       bool ok = f != nullptr;
       for (unsigned long long x : d) ok = ok && std::fprintf(f, "%016llx\n", x) == 17;
       if (!f || std::fclose(f) != 0 || !ok) {
-        std::printf("{\"mode\":\"hash\",\"ok\":false,\"error\":\"cannot write chunks file\"}\n");
+        emit("{\"mode\":\"hash\",\"ok\":false,\"error\":\"cannot write chunks file\"}\n");
         return 3;
       }
     }
-    std::printf("{\"mode\":\"hash\",\"bytes\":%llu,\"hash\":\"%016llx\",\"chunk_bytes\":%llu,\"chunks\":%zu}\n",
+    emit("{\"mode\":\"hash\",\"bytes\":%llu,\"hash\":\"%016llx\",\"chunk_bytes\":%llu,\"chunks\":%zu}\n",
                 bytes, h, kChunkBytes, d.size());
     return 0;
   }
@@ -272,11 +354,11 @@ int run(int argc, char** argv) {
       for (size_t got; (got = std::fread(buf, 1, sizeof buf, f)) > 0;) base.insert(base.end(), buf, buf + got);
       std::fclose(f);
     } else {
-      std::printf("{\"mode\":\"compare\",\"ok\":false,\"error\":\"cannot open baseline file\"}\n");
+      emit("{\"mode\":\"compare\",\"ok\":false,\"error\":\"cannot open baseline file\"}\n");
       return 2;
     }
     if (base.size() != bytes) {
-      std::printf("{\"mode\":\"compare\",\"ok\":false,\"error\":\"output sizes differ (%zu vs %llu bytes)\"}\n",
+      emit("{\"mode\":\"compare\",\"ok\":false,\"error\":\"output sizes differ (%zu vs %llu bytes)\"}\n",
                   base.size(), bytes);
       return 1;
     }
@@ -292,23 +374,24 @@ int run(int argc, char** argv) {
       const double err = std::fabs((double)fa - (double)fb);
       if (!(err <= tol * std::max(1.0, std::fabs((double)fa))) && bad++ == 0) first = k;
     }
-    std::printf("{\"mode\":\"compare\",\"ok\":%s,\"values\":%u,\"mismatches\":%llu,\"first_index\":%lld,"
+    emit("{\"mode\":\"compare\",\"ok\":%s,\"values\":%u,\"mismatches\":%llu,\"first_index\":%lld,"
                 "\"tol\":%g}\n", bad ? "false" : "true", np, bad, bad ? (long long)first : -1LL, tol);
     return bad ? 1 : 0;
   }
   FILE* f = std::fopen(dump_file.c_str(), "wb");
   if (!f || std::fwrite(out.data(), 4, np, f) != np || std::fclose(f) != 0) {
     std::fprintf(stderr, "cannot write %s\n", dump_file.c_str());
-    std::printf("{\"mode\":\"dump\",\"error\":\"cannot write output file\"}\n");
+    emit("{\"mode\":\"dump\",\"error\":\"cannot write output file\"}\n");
     return 3;
   }
-  std::printf("{\"mode\":\"dump\",\"bytes\":%llu}\n", 4ull * np);
+  emit("{\"mode\":\"dump\",\"bytes\":%llu}\n", 4ull * np);
   return 0;
 }
 }  // namespace swz_fake_emu
 
 int main(int argc, char** argv) {
   int rc = swz_fake_emu::run(argc, argv);
+  std::fputs(swz_fake_emu::g_out.c_str(), stdout);
   std::fflush(stdout);
   return rc;
 }
@@ -460,7 +543,7 @@ int main(int argc, char** argv) {
     std::ostringstream o;
     o << "// Generated by fake_nvcc from " << src << ": a host emulator of the kernel program.\n"
       << "// A model for testing swizzleperf's loop; its numbers are never measurements.\n"
-      << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
+      << "#include <algorithm>\n#include <cmath>\n#include <cstdarg>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
       << "#include <cstring>\n#include <string>\n#include <type_traits>\n#include <vector>\n"
       << "#include <time.h>\n"
       << "#define SWZ_HD\n#define __host__\n#define __device__\n#define __forceinline__ inline\n";

@@ -396,3 +396,36 @@ TEST_F(FakesTest, CompareModeAppliesTheRelativeToleranceRule) {
   EXPECT_NE(last_json(sized)["error"].get<std::string>().find("sizes differ"), std::string::npos);
   EXPECT_EQ(run({exe(), "compare"}, dir_->path()).exit_code, 2);
 }
+
+// evaluate: verify + hash (or compare) + time in one process, stopping at the first failure.
+TEST_F(FakesTest, EvaluateModeRunsVerifyCheckAndTimeInOneProcess) {
+  ProcRun e = run({exe(), "evaluate", "--reps", "5", "--chunks", "eval.chunks"}, dir_->path());
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  json j = last_json(e);
+  EXPECT_EQ(j["mode"], "evaluate");
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_EQ(j["verify"]["ok"], true);
+  EXPECT_EQ(j["hash"], last_json(run({exe(), "hash"}, dir_->path())));
+  EXPECT_EQ(j["time"], last_json(run({exe(), "time", "--reps", "5"}, dir_->path())));
+  EXPECT_EQ(lines_of(slurp(*dir_ / "eval.chunks")).size(), 4u);
+  EXPECT_TRUE(j["seconds"].contains("verify"));
+  // With --baseline the output is compared instead; a mismatch stops before timing.
+  ASSERT_EQ(run({exe(), "dump", "eval_base.bin"}, dir_->path()).exit_code, 0);
+  ASSERT_EQ(build(*dir_, "diff_e", kernel_file("  return pid;  // SWZ_FAKE_DUMP_DIFF")).exit_code, 0);
+  ProcRun bad = run({(*dir_ / "diff_e").string(), "evaluate", "--baseline", "eval_base.bin"}, dir_->path());
+  EXPECT_EQ(bad.exit_code, 1);
+  json b = last_json(bad);
+  EXPECT_EQ(b["ok"], false);
+  EXPECT_EQ(b["compare"]["first_index"], 255);
+  EXPECT_FALSE(b.contains("time"));
+  ProcRun loose = run({(*dir_ / "diff_e").string(), "evaluate", "--baseline", "eval_base.bin", "--tol", "1e-6"},
+                      dir_->path());
+  EXPECT_EQ(loose.exit_code, 0);
+  EXPECT_TRUE(last_json(loose).contains("time"));
+  // A verify failure stops at once.
+  ASSERT_EQ(build(*dir_, "wrong_e", kernel_file("  return pid;  // SWZ_FAKE_WRONG")).exit_code, 0);
+  ProcRun w = run({(*dir_ / "wrong_e").string(), "evaluate"}, dir_->path());
+  EXPECT_EQ(w.exit_code, 1);
+  EXPECT_FALSE(last_json(w).contains("hash"));
+  EXPECT_EQ(run({exe(), "evaluate", "--bogus", "1"}, dir_->path()).exit_code, 2);
+}
