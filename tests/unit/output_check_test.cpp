@@ -9,6 +9,7 @@
 
 #include "support/fixtures.h"
 #include "swizzleperf/backend/cuda_backend.h"
+#include "swizzleperf/core/history.h"
 
 namespace swz {
 namespace {
