@@ -385,7 +385,7 @@ TEST_F(FakesTest, CompareModeAppliesTheRelativeToleranceRule) {
   EXPECT_EQ(j["ok"], false);
   EXPECT_EQ(j["mismatches"], 1);
   EXPECT_EQ(j["first_index"], 255);
-  // The flipped mantissa bit is a relative change of ~8e-8: inside 1e-6.
+  // The flipped bit changes a value of about -1e-23 by about 8e-31: inside max(1, |a|) * 1e-6.
   EXPECT_EQ(run({diff, "compare", "cmp_base.bin", "--tol", "1e-6"}, dir_->path()).exit_code, 0);
   // The default tolerance is the program's dump_tol (SWZ_FAKE_DUMP_TOL, shown by info).
   EXPECT_EQ(run({diff, "compare", "cmp_base.bin"}, dir_->path(), {"SWZ_FAKE_DUMP_TOL=1e-6"}).exit_code, 0);
