@@ -12,6 +12,13 @@
 //   prog time    [--size ..] [--reps N] [--warmup W] [--seed S]   L2 flushed before each rep
 //   prog profile [--size ..] [--seed S]                   run() exactly once (profiler wraps this)
 //   prog dump FILE [--size ..] [--seed S]                 raw output bytes to FILE
+//   prog hash [--size ..] [--seed S] [--chunks FILE]      64-bit digest of the output bytes,
+//                                                         computed on the device per 1 MiB chunk
+//   prog compare BASELINE_FILE [--tol T] [--size ..] [--seed S]
+//                                                         output vs a dump, compared on the device
+//   prog evaluate [--size ..] [--seed S] [--reps N] [--warmup W] [--chunks FILE]
+//                 [--baseline FILE [--tol T]]             verify + hash (or compare) + time in one
+//                                                         process, sharing the full-size setup
 // Each mode prints one JSON line, always the last stdout line. Exit codes: 0 ok,
 // 1 validation failed, 2 usage error, 3 runtime/HIP error.
 #ifndef SWZ_HARNESS_H
@@ -19,6 +26,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -255,8 +263,9 @@ class SwzProgram {
 namespace swz_detail {
 
 inline void usage_error(const std::string& msg) {
-  fail(2, msg + " (usage: prog info|verify|time|profile|dump FILE [--size a,b,..] [--seed S]"
-                " [--reps N] [--warmup W])");
+  fail(2, msg + " (usage: prog info|verify|time|profile|dump FILE|hash|compare BASELINE_FILE|evaluate"
+                " [--size a,b,..] [--seed S] [--reps N] [--warmup W] [--chunks FILE] [--tol T]"
+                " [--baseline FILE])");
 }
 
 inline bool parse_ll(const char* s, long long* out) {
@@ -290,13 +299,16 @@ struct Args {
   unsigned long long seed = 1234;
   long long reps = 30;
   long long warmup = 5;
+  std::string chunks_file;  // hash --chunks FILE
+  double tol = -1;          // compare --tol T (< 0: the program's dump_tol)
 };
 
 inline Args parse_args(const SwzProgram& prog, int argc, char** argv) {
   Args a;
   if (argc < 2) usage_error("missing mode");
   a.mode = argv[1];
-  static const char* const kModes[] = {"info", "verify", "time", "profile", "dump"};
+  static const char* const kModes[] = {"info", "verify", "time", "profile", "dump", "hash",
+                                       "compare", "evaluate"};
   bool known = false;
   for (const char* m : kModes)
     if (a.mode == m) {
@@ -308,12 +320,16 @@ inline Args parse_args(const SwzProgram& prog, int argc, char** argv) {
   auto allowed = [&](const std::string& opt) {
     if (opt == "--size") return a.mode != "verify";
     if (opt == "--seed") return a.mode != "info";
-    if (opt == "--reps" || opt == "--warmup") return a.mode == "time";
+    if (opt == "--reps" || opt == "--warmup") return a.mode == "time" || a.mode == "evaluate";
+    if (opt == "--chunks") return a.mode == "hash" || a.mode == "evaluate";
+    if (opt == "--tol") return a.mode == "compare" || a.mode == "evaluate";
+    if (opt == "--baseline") return a.mode == "evaluate";
     return false;
   };
   int i = 2;
-  if (a.mode == "dump") {
-    if (argc < 3 || std::strncmp(argv[2], "--", 2) == 0) usage_error("dump needs an output FILE");
+  if (a.mode == "dump" || a.mode == "compare") {
+    if (argc < 3 || std::strncmp(argv[2], "--", 2) == 0)
+      usage_error(a.mode == "dump" ? "dump needs an output FILE" : "compare needs a BASELINE_FILE");
     a.file = argv[2];
     i = 3;
   }
@@ -354,6 +370,19 @@ inline Args parse_args(const SwzProgram& prog, int argc, char** argv) {
     } else if (opt == "--warmup") {
       if (!parse_ll(val.c_str(), &v) || v < 0) usage_error("--warmup wants an integer >= 0");
       a.warmup = v;
+    } else if (opt == "--baseline") {
+      if (val.empty()) usage_error("--baseline wants a file name");
+      a.file = val;
+    } else if (opt == "--chunks") {
+      if (val.empty()) usage_error("--chunks wants a file name");
+      a.chunks_file = val;
+    } else if (opt == "--tol") {
+      char* end = nullptr;
+      errno = 0;
+      const double t = std::strtod(val.c_str(), &end);
+      if (val.empty() || errno != 0 || *end != '\0' || !(t >= 0) || !std::isfinite(t))
+        usage_error("--tol wants a finite number >= 0");
+      a.tol = t;
     }
   }
   if (!a.has_size) a.size = prog.default_size();
@@ -461,8 +490,8 @@ inline int mode_info(const SwzProgram& prog, const Args& a) {
   return 0;
 }
 
-inline int mode_verify(SwzProgram& prog, const Args& a) {
-  init_device();
+// Every verify size (device initialized); the verify JSON line, *ok set.
+inline std::string verify_json(SwzProgram& prog, const Args& a, bool* ok_out) {
   bool all_ok = true;
   std::string cases;
   for (const SwzSize& size : prog.verify_sizes()) {
@@ -496,15 +525,22 @@ inline int mode_verify(SwzProgram& prog, const Args& a) {
     c += std::string(",\"ok\":") + (ok ? "true" : "false") + "}";
     cases += (cases.empty() ? "" : ",") + c;
   }
-  std::printf("{\"mode\":\"verify\",\"ok\":%s,\"seed\":%llu,\"cases\":[%s]}\n",
-              all_ok ? "true" : "false", a.seed, cases.c_str());
-  return all_ok ? 0 : 1;
+  *ok_out = all_ok;
+  return std::string("{\"mode\":\"verify\",\"ok\":") + (all_ok ? "true" : "false") +
+         ",\"seed\":" + std::to_string(a.seed) + ",\"cases\":[" + cases + "]}";
 }
 
-inline int mode_time(SwzProgram& prog, const Args& a) {
+inline int mode_verify(SwzProgram& prog, const Args& a) {
   init_device();
+  bool ok = false;
+  const std::string line = verify_json(prog, a, &ok);
+  std::printf("%s\n", line.c_str());
+  return ok ? 0 : 1;
+}
+
+// Timed passes of the prepared program; the time JSON line.
+inline std::string time_json(SwzProgram& prog, const Args& a) {
   sync_launches() = false;
-  prepare(prog, a.size, a.seed);
   const size_t kFlushBytes = size_t(256) << 20;  // larger than any L2 / MALL we target
   unsigned char* scratch = swz_alloc<unsigned char>(kFlushBytes);
   hipEvent_t start, stop;
@@ -535,12 +571,19 @@ inline int mode_time(SwzProgram& prog, const Args& a) {
   for (double t : times) sum += t;
   std::string list;
   for (size_t i = 0; i < n; ++i) list += (i ? "," : "") + fmt_num(times[i]);
-  std::printf(
-      "{\"mode\":\"time\",\"size\":%s,\"median_ms\":%s,\"min_ms\":%s,\"max_ms\":%s,"
-      "\"mean_ms\":%s,\"reps\":%lld,\"warmup\":%lld,\"times_ms\":[%s]}\n",
-      fmt_size(a.size).c_str(), fmt_num(median).c_str(), fmt_num(sorted.front()).c_str(),
-      fmt_num(sorted.back()).c_str(), fmt_num(sum / n).c_str(), a.reps, a.warmup, list.c_str());
+  sync_launches() = true;
+  return "{\"mode\":\"time\",\"size\":" + fmt_size(a.size) + ",\"median_ms\":" + fmt_num(median) +
+         ",\"min_ms\":" + fmt_num(sorted.front()) + ",\"max_ms\":" + fmt_num(sorted.back()) +
+         ",\"mean_ms\":" + fmt_num(sum / n) + ",\"reps\":" + std::to_string(a.reps) +
+         ",\"warmup\":" + std::to_string(a.warmup) + ",\"times_ms\":[" + list + "]}";
+}
+
+inline int mode_time(SwzProgram& prog, const Args& a) {
+  init_device();
+  prepare(prog, a.size, a.seed);
+  const std::string line = time_json(prog, a);
   free_all();
+  std::printf("%s\n", line.c_str());
   return 0;
 }
 
@@ -571,6 +614,239 @@ inline int mode_dump(SwzProgram& prog, const Args& a) {
   return 0;
 }
 
+// ---- hash and compare: full-size output checks without writing it to disk ----------
+// Digest of the output bytes (little-endian 64-bit words w_i, the last one zero-padded):
+//   term(i)   = mix(w_i ^ mix(i + kStep))                  (mix = splitmix64's finalizer)
+//   chunk c   = mix(sum of term(i) over c's words, mod 2^64, + c's byte count)
+//   digest    = h, h0 = mix(total bytes ^ kStep); h = mix(h ^ chunk_c) for c = 0, 1, ..
+// A sum is order-free, so the digest depends only on the bytes, never on the launch
+// configuration. tests/fakes/fake_nvcc.cpp and src/loop/output_check.cpp compute it on
+// the host in the same way.
+const unsigned long long kHashChunkBytes = 1ull << 20;  // a multiple of 8
+const unsigned kHashThreads = 256;
+
+inline SWZ_HD unsigned long long hash_mix(unsigned long long z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+inline SWZ_HD unsigned long long hash_term(unsigned long long word, unsigned long long index) {
+  return hash_mix(word ^ hash_mix(index + 0x9E3779B97F4A7C15ull));
+}
+
+// One block per chunk, kHashThreads threads per block.
+__global__ void swz_hash_chunks_kernel(const unsigned char* data, unsigned long long bytes,
+                                       unsigned long long chunk_bytes, unsigned long long* digests) {
+  __shared__ unsigned long long part[kHashThreads];
+  const unsigned long long chunk = blockIdx.x;
+  const unsigned long long begin = chunk * chunk_bytes;
+  const unsigned long long end = begin + chunk_bytes < bytes ? begin + chunk_bytes : bytes;
+  unsigned long long s = 0;
+  for (unsigned long long w = begin / 8 + threadIdx.x; w < (end + 7) / 8; w += blockDim.x) {
+    unsigned long long v = 0;
+    if (w * 8 + 8 <= end) {
+      v = reinterpret_cast<const unsigned long long*>(data)[w];
+    } else {
+      for (unsigned long long b = w * 8; b < end; ++b)
+        v |= static_cast<unsigned long long>(data[b]) << (8 * (b - w * 8));
+    }
+    s += hash_term(v, w);
+  }
+  part[threadIdx.x] = s;
+  __syncthreads();
+  for (unsigned stride = kHashThreads / 2; stride > 0; stride >>= 1) {
+    if (threadIdx.x < stride) part[threadIdx.x] += part[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) digests[chunk] = hash_mix(part[0] + (end - begin));
+}
+
+// Relative-tolerance comparison exactly as the tool's compare_outputs: values are f32;
+// bit-identical values are equal (inf and NaN included); otherwise bad unless
+// |a - b| <= tol * max(1, |a|) with a the baseline's value (a NaN difference is bad).
+__global__ void swz_compare_f32_kernel(const unsigned* base, const unsigned* got,
+                                       unsigned long long n, double tol,
+                                       unsigned long long* mismatches,
+                                       unsigned long long* first) {
+  unsigned long long bad = 0, first_bad = ~0ull;
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < n; i += stride) {
+    if (base[i] == got[i]) continue;
+    const double a = static_cast<double>(__uint_as_float(base[i]));
+    const double b = static_cast<double>(__uint_as_float(got[i]));
+    const double err = fabs(a - b);
+    if (!(err <= tol * fmax(1.0, fabs(a)))) {
+      if (bad++ == 0) first_bad = i;
+    }
+  }
+  if (bad) {
+    atomicAdd(mismatches, bad);
+    atomicMin(first, first_bad);
+  }
+}
+
+inline std::string hex16(unsigned long long v) {
+  char b[17];
+  std::snprintf(b, sizeof b, "%016llx", v);
+  return b;
+}
+
+// Runs the program once at full size exactly as dump does: setup, poison, one pass.
+inline SwzOutput run_once(SwzProgram& prog, const Args& a) {
+  prepare(prog, a.size, a.seed);
+  prog.run();
+  SWZ_CHECK(hipDeviceSynchronize());
+  SWZ_CHECK(hipGetLastError());
+  return prog.output();
+}
+
+// Digest of the output on the device; the hash JSON line. Writes chunks_file if given.
+inline std::string hash_json(const SwzOutput& out, const std::string& chunks_file) {
+  const unsigned long long bytes = out.count * swz_dtype_bytes(out.dtype);
+  const unsigned long long chunks = (bytes + kHashChunkBytes - 1) / kHashChunkBytes;
+  std::vector<unsigned long long> digests(chunks);
+  if (chunks) {
+    void* d = nullptr;
+    SWZ_CHECK(hipMalloc(&d, chunks * sizeof(unsigned long long)));
+    hipLaunchKernelGGL(swz_hash_chunks_kernel, dim3(static_cast<unsigned>(chunks)),
+                       dim3(kHashThreads), 0, 0, static_cast<const unsigned char*>(out.ptr), bytes,
+                       kHashChunkBytes, static_cast<unsigned long long*>(d));
+    SWZ_CHECK(hipGetLastError());
+    SWZ_CHECK(hipDeviceSynchronize());
+    SWZ_CHECK(hipMemcpy(digests.data(), d, chunks * sizeof(unsigned long long),
+                        hipMemcpyDeviceToHost));
+    SWZ_CHECK(hipFree(d));
+  }
+  unsigned long long h = hash_mix(bytes ^ 0x9E3779B97F4A7C15ull);
+  for (unsigned long long d : digests) h = hash_mix(h ^ d);
+  if (!chunks_file.empty()) {  // one 16-hex digest per line, chunk 0 first
+    FILE* f = std::fopen(chunks_file.c_str(), "w");
+    if (!f) fail(3, "cannot open " + chunks_file + " for writing: " + std::strerror(errno));
+    bool ok = true;
+    for (unsigned long long d : digests) ok = ok && std::fprintf(f, "%s\n", hex16(d).c_str()) == 17;
+    if (std::fclose(f) != 0 || !ok) fail(3, "cannot write " + chunks_file);
+  }
+  return "{\"mode\":\"hash\",\"bytes\":" + std::to_string(bytes) + ",\"hash\":\"" + hex16(h) +
+         "\",\"chunk_bytes\":" + std::to_string(kHashChunkBytes) +
+         ",\"chunks\":" + std::to_string(chunks) + "}";
+}
+
+inline std::vector<unsigned char> read_baseline(const std::string& file) {
+  std::vector<unsigned char> base;
+  FILE* f = std::fopen(file.c_str(), "rb");
+  if (!f) fail(2, "cannot open baseline file " + file + ": " + std::strerror(errno));
+  unsigned char buf[1 << 16];
+  size_t got;
+  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) base.insert(base.end(), buf, buf + got);
+  const bool err = std::ferror(f) != 0;
+  std::fclose(f);
+  if (err) fail(2, "cannot read baseline file " + file);
+  return base;
+}
+
+// The output vs a baseline dump on the device; the compare JSON line, *ok set.
+inline std::string compare_json(const SwzOutput& out, const std::vector<unsigned char>& base,
+                                double tol, bool* ok_out) {
+  const unsigned long long bytes = out.count * swz_dtype_bytes(out.dtype);
+  if (base.size() != bytes)
+    fail(1, "output sizes differ (" + std::to_string(base.size()) + " vs " + std::to_string(bytes) +
+                " bytes)");
+  const unsigned long long n = bytes / 4;
+  unsigned long long mismatches = 0, first = ~0ull;
+  if (n) {
+    void* d_base = nullptr;
+    void* d_res = nullptr;
+    SWZ_CHECK(hipMalloc(&d_base, n * 4));
+    SWZ_CHECK(hipMalloc(&d_res, 2 * sizeof(unsigned long long)));
+    SWZ_CHECK(hipMemcpy(d_base, base.data(), n * 4, hipMemcpyHostToDevice));
+    const unsigned long long init[2] = {0, ~0ull};
+    SWZ_CHECK(hipMemcpy(d_res, init, sizeof init, hipMemcpyHostToDevice));
+    const unsigned long long blocks = std::min<unsigned long long>((n + 255) / 256, 8192);
+    unsigned long long* res_ptr = static_cast<unsigned long long*>(d_res);
+    hipLaunchKernelGGL(swz_compare_f32_kernel, dim3(static_cast<unsigned>(blocks)), dim3(256), 0,
+                       0, static_cast<const unsigned*>(d_base), static_cast<const unsigned*>(out.ptr),
+                       n, tol, res_ptr, res_ptr + 1);
+    SWZ_CHECK(hipGetLastError());
+    SWZ_CHECK(hipDeviceSynchronize());
+    unsigned long long res[2];
+    SWZ_CHECK(hipMemcpy(res, d_res, sizeof res, hipMemcpyDeviceToHost));
+    SWZ_CHECK(hipFree(d_base));
+    SWZ_CHECK(hipFree(d_res));
+    mismatches = res[0];
+    first = res[1];
+  }
+  if (bytes % 4) {  // bytes past the last whole float are compared exactly
+    unsigned char tail[4] = {0, 0, 0, 0};
+    SWZ_CHECK(hipMemcpy(tail, static_cast<const unsigned char*>(out.ptr) + n * 4, bytes % 4,
+                        hipMemcpyDeviceToHost));
+    for (unsigned long long i = n * 4; i < bytes; ++i)
+      if (tail[i - n * 4] != base[i] && mismatches++ == 0) first = n;
+  }
+  *ok_out = mismatches == 0;
+  return std::string("{\"mode\":\"compare\",\"ok\":") + (mismatches ? "false" : "true") +
+         ",\"values\":" + std::to_string(n) + ",\"mismatches\":" + std::to_string(mismatches) +
+         ",\"first_index\":" + std::to_string(mismatches ? static_cast<long long>(first) : -1LL) +
+         ",\"tol\":" + fmt_num(tol) + "}";
+}
+
+inline int mode_hash(SwzProgram& prog, const Args& a) {
+  init_device();
+  const std::string line = hash_json(run_once(prog, a), a.chunks_file);
+  free_all();
+  std::printf("%s\n", line.c_str());
+  return 0;
+}
+
+inline int mode_compare(SwzProgram& prog, const Args& a) {
+  const std::vector<unsigned char> base = read_baseline(a.file);
+  const double tol = a.tol >= 0 ? a.tol : prog.dump_tol();
+  bool ok = false;
+  init_device();
+  const std::string line = compare_json(run_once(prog, a), base, tol, &ok);
+  free_all();
+  std::printf("%s\n", line.c_str());
+  return ok ? 0 : 1;
+}
+
+inline double seconds_since(const std::chrono::steady_clock::time_point& t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// verify, then one full-size setup shared by the output check (hash, or compare with
+// --baseline) and timing: one process, one device init, one host fill and upload.
+// Stops at the first failing part (exit 1) with ok:false.
+inline int mode_evaluate(SwzProgram& prog, const Args& a) {
+  std::vector<unsigned char> base;
+  if (!a.file.empty()) base = read_baseline(a.file);
+  init_device();
+  std::string line = "{\"mode\":\"evaluate\"";
+  std::string secs;
+  bool ok = false;
+  auto t0 = std::chrono::steady_clock::now();
+  line += ",\"verify\":" + verify_json(prog, a, &ok);
+  secs += "\"verify\":" + fmt_num(seconds_since(t0));
+  if (ok) {
+    t0 = std::chrono::steady_clock::now();
+    const SwzOutput out = run_once(prog, a);
+    if (a.file.empty()) {
+      line += ",\"hash\":" + hash_json(out, a.chunks_file);
+    } else {
+      line += ",\"compare\":" + compare_json(out, base, a.tol >= 0 ? a.tol : prog.dump_tol(), &ok);
+    }
+    secs += ",\"check\":" + fmt_num(seconds_since(t0));
+  }
+  if (ok) {
+    t0 = std::chrono::steady_clock::now();
+    line += ",\"time\":" + time_json(prog, a);
+    secs += ",\"time\":" + fmt_num(seconds_since(t0));
+  }
+  free_all();
+  line += std::string(",\"ok\":") + (ok ? "true" : "false") + ",\"seconds\":{" + secs + "}}";
+  std::printf("%s\n", line.c_str());
+  return ok ? 0 : 1;
+}
+
 }  // namespace swz_detail
 
 inline int swz_main(SwzProgram& prog, int argc, char** argv) {
@@ -580,6 +856,9 @@ inline int swz_main(SwzProgram& prog, int argc, char** argv) {
   if (a.mode == "verify") return mode_verify(prog, a);
   if (a.mode == "time") return mode_time(prog, a);
   if (a.mode == "profile") return mode_profile(prog, a);
+  if (a.mode == "hash") return mode_hash(prog, a);
+  if (a.mode == "compare") return mode_compare(prog, a);
+  if (a.mode == "evaluate") return mode_evaluate(prog, a);
   return mode_dump(prog, a);
 }
 

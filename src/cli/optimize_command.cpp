@@ -39,6 +39,7 @@ int cmd_optimize(const std::vector<std::string>& args) {
       ("reps", "timed repetitions per measurement (median reported)", cxxopts::value<int>()->default_value("30"))
       ("warmup", "untimed warm-up runs before timing", cxxopts::value<int>()->default_value("5"))
       ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"))
+      ("build-jobs", "concurrent kernel builds, the proposer's next candidates built ahead (1: serial; 0: min(cores-1, 4), memory permitting)", cxxopts::value<int>()->default_value("0"))
       ("json", "print a machine-readable summary on stdout (the table goes to stderr)");
   add_objective_options(o);
   add_proposer_options(o);
@@ -89,6 +90,8 @@ int cmd_optimize(const std::vector<std::string>& args) {
     if (auto o = objective_from_string(previous.config.value("objective", ""))) opt.objective = *o;
   if (opt.resume && !r.count("rounds") && previous.config.contains("recheck_rounds"))
     opt.recheck_rounds = previous.config["recheck_rounds"].get<int>();
+  opt.build_jobs = r["build-jobs"].as<int>();
+  if (opt.build_jobs < 0) return report_error("--build-jobs must be 0 (automatic) or at least 1");
 
   std::string backend_name = r["backend"].as<std::string>();
   if (opt.resume && !r.count("backend") && previous.config.contains("backend")) backend_name = previous.config["backend"].get<std::string>();

@@ -29,6 +29,8 @@ int cmd_suite(const std::vector<std::string>& args) {
       ("warmup", "untimed warm-up runs", cxxopts::value<int>()->default_value("5"))
       ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"));
   add_objective_options(o);
+      ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"))
+      ("build-jobs", "concurrent kernel builds, next candidates built ahead (1: serial; 0: min(cores-1, 4), memory permitting)", cxxopts::value<int>()->default_value("0"));
   add_proposer_options(o);
   add_backend_options(o);
   o.parse_positional({"kernels"});
@@ -105,6 +107,7 @@ int cmd_suite(const std::vector<std::string>& args) {
     opt.host_cxx = r["host-cxx"].as<std::string>();
     opt.objective = objective;
     opt.recheck_rounds = rounds;
+    opt.build_jobs = std::max(0, r["build-jobs"].as<int>());
     opt.config = {{"proposer", (*proposer)->name()}, {"backend", (*backend)->name()}, {"iterations", opt.iterations},
                   {"reps", opt.time_reps}, {"warmup", opt.warmup}, {"suite", out.string()},
                   {"objective", to_string(objective)}, {"recheck_rounds", rounds},

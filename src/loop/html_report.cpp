@@ -72,6 +72,7 @@ std::string short_status(AttemptStatus s) {
     case AttemptStatus::ok: return "ok";
     case AttemptStatus::proposal_failed: return "proposal";
     case AttemptStatus::rejected_mapping: return "mapping";
+    case AttemptStatus::rejected_region: return "region";
     case AttemptStatus::duplicate: return "dup";
     case AttemptStatus::build_failed: return "build";
     case AttemptStatus::validation_failed: return "invalid";

@@ -16,6 +16,7 @@
 #include "swizzleperf/core/region_validator.h"
 #include "swizzleperf/core/tile_map.h"
 #include "swizzleperf/loop/html_report.h"
+#include "swizzleperf/loop/output_check.h"
 #include "swizzleperf/loop/report.h"
 #include "swizzleperf/loop/speed_judge.h"
 
@@ -225,17 +226,15 @@ bool Optimizer::finish_attempt_stages(Attempt& a, const fs::path& dir, const fs:
     return false;
   if (interrupt_requested()) return false;
   if (!stage("compare", [&] {
-        std::vector<std::string> args = {"dump", (dir / "output.bin").string()};
-        auto sz = size_args();
-        args.insert(args.end(), sz.begin(), sz.end());
-        auto r = backend_.run_program(exe, args, tools.run_timeout);
-        if (!r.process.success()) return run_failed("dump", r);
-        if (a.iteration == 0) return true;
-        auto diff = compare_outputs(opt_.run_dir / "baseline" / "output.bin", dir / "output.bin", dump_tol_);
-        a.validation["full_size_output"] = diff.empty() ? "matches the baseline" : diff;
-        if (!diff.empty()) return fail(AttemptStatus::validation_failed, "full-size output: " + diff);
-        fs::remove(dir / "output.bin");
-        return true;
+        // Device-side digest / compare (loop/output_check); a full dump only on a mismatch.
+        OutputCheck check(backend_, size_args(), dump_tol_);
+        const auto o = a.iteration == 0 ? check.record_baseline(exe, dir, a.validation)
+                                        : check.check_candidate(exe, dir, opt_.run_dir / "baseline",
+                                                                history_.baseline->validation, a.validation);
+        if (o.kind == OutputCheckResult::Kind::ok) return true;
+        return fail(o.kind == OutputCheckResult::Kind::mismatch ? AttemptStatus::validation_failed
+                                                                : AttemptStatus::run_failed,
+                    o.reason);
       }))
     return false;
   if (interrupt_requested()) return false;
@@ -290,6 +289,7 @@ Status Optimizer::measure_baseline() {
     return make_error("the kernel program's info mode failed (" + info.process.describe() + ": " +
                       tail_lines(info.process.err + info.process.out, 1) + "); see docs/kernel-contract.md");
   history_.config["program_info"] = info.json;
+  dump_tol_ = info.json.value("dump_tol", 0.0);  // the compare stage below needs it
   if (!finish_attempt_stages(a, dir, dir / "kernel")) {
     if (interrupt_requested()) return make_error("interrupted");
     return make_error("the unswizzled baseline could not be measured (" + to_string(a.status) + "): " + a.reason);
@@ -368,16 +368,19 @@ Attempt Optimizer::evaluate(int iteration, const Proposal& p, const fs::path& di
     return done();
   }
   (void)write_file_atomic(dir / "kernel.hip", *spliced);
-  // 3. Build.
-  auto built = backend_.build({dir / "kernel.hip", dir / "kernel", hw_.num_dies, hw_.arch});
+  // 3. Build (or take the build prefetched while an earlier attempt was measured).
+  auto pooled = pool_->get({*spliced, hw_.num_dies, hw_.arch}, dir / "kernel.hip", dir / "kernel");
+  auto& built = pooled.build;
   if (!built) {
     a.status = AttemptStatus::build_failed;
     a.reason = built.error().message;
     return done();
   }
-  a.stage_seconds["build"] = built->seconds;
+  if (pooled.prefetched) a.stage_seconds["build_wait"] = pooled.wait_seconds;
+  else a.stage_seconds["build"] = built->seconds;
   (void)write_file_atomic(dir / "build.log", format_argv(built->argv) + "\n" + built->log);
-  a.build = {{"ok", built->ok}, {"seconds", built->seconds}, {"log_excerpt", tail_lines(built->log, 20)}};
+  a.build = {{"ok", built->ok}, {"seconds", built->seconds}, {"log_excerpt", tail_lines(built->log, 20)},
+             {"prefetched", pooled.prefetched}};
   if (!built->ok) {
     a.status = AttemptStatus::build_failed;
     a.reason = built->failure;
@@ -410,9 +413,30 @@ void Optimizer::update_best() {
   if (spliced) (void)write_file_atomic(opt_.run_dir / "best.hip", *spliced);
 }
 
+void Optimizer::prefetch_lookahead(const ProposalContext& ctx) {
+  if (pool_->jobs() <= 1) return;
+  for (const auto& p : proposer_.lookahead(ctx, pool_->jobs() - 1)) {
+    auto spliced = kernel_->splice(p.region);
+    if (!spliced) continue;
+    // Never compile an unchecked region: the host mapping check gates the build.
+    const auto check_dir = opt_.run_dir / "build-cache" / ("check-" + pool_->key({p.region, 0, ""}));
+    pool_->prefetch({*spliced, hw_.num_dies, hw_.arch}, [this, region = p.region, check_dir] {
+      MappingCheckOptions mo{opt_.host_cxx, check_dir, std::chrono::seconds(60)};
+      auto report = check_mapping(region, ragged_grids(grid_), hw_, mo, runner_);
+      return report && report->ok;
+    });
+  }
+}
+
 Result<OptimizeSummary> Optimizer::run() {
   const auto run_t0 = std::chrono::steady_clock::now();
   if (auto st = prepare(); !st) return st.error();
+  pool_ = std::make_unique<BuildPool>(backend_, opt_.run_dir / "build-cache",
+                                      opt_.build_jobs > 0 ? opt_.build_jobs : BuildPool::default_jobs());
+  struct PoolEnd {  // waits for background builds and removes their cache on every return
+    std::unique_ptr<BuildPool>& pool;
+    ~PoolEnd() { pool.reset(); }
+  } pool_end{pool_};
   history_.state = "running";
   if (!history_.baseline) {
     if (auto st = measure_baseline(); !st) {
@@ -493,6 +517,7 @@ Result<OptimizeSummary> Optimizer::run() {
         }
       }
     } else {
+      prefetch_lookahead(ctx);
       a = evaluate(iteration, proposal.value(), dir);
       if (interrupt_requested()) {
         interrupted = true;  // the unfinished attempt is not recorded; resume redoes it

@@ -3,6 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+#include <vector>
+
 namespace swz {
 
 namespace {
@@ -34,6 +38,12 @@ nlohmann::json attempt_brief(const Attempt& a) {
   return j;
 }
 
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 }  // namespace
 
 std::string speed_text(const Attempt& a) {
@@ -57,6 +67,20 @@ std::string speed_verdict(const RunHistory& h) {
   return b ? "speed not re-checked" : "";
 }
 
+nlohmann::json stage_medians(const RunHistory& h) {
+  std::map<std::string, std::vector<double>> per_stage;
+  std::vector<double> walls;
+  for (const auto& a : h.attempts) {
+    if (a.status == AttemptStatus::duplicate) continue;
+    walls.push_back(a.wall_seconds);
+    for (const auto& [stage, secs] : a.stage_seconds) per_stage[stage].push_back(secs);
+  }
+  nlohmann::json j = {{"attempts", walls.size()}, {"stage_seconds_median", nlohmann::json::object()}};
+  if (!walls.empty()) j["attempt_wall_s_median"] = median_of(walls);
+  for (const auto& [stage, v] : per_stage) j["stage_seconds_median"][stage] = median_of(v);
+  return j;
+}
+
 nlohmann::json summary_json(const OptimizeSummary& s) {
   const auto& h = s.history;
   nlohmann::json j = {{"kernel", h.kernel_path}, {"run_dir", s.run_dir.string()}, {"state", h.state},
@@ -77,6 +101,7 @@ nlohmann::json summary_json(const OptimizeSummary& s) {
   if (const Attempt* l2b = h.best(Objective::l2)) j["best_l2"] = attempt_brief(*l2b);
   if (!j.contains("best_kernel") && !s.best_kernel.empty()) j["best_kernel"] = s.best_kernel.string();
   if (h.config.contains("stopped_because")) j["stopped_because"] = h.config["stopped_because"];
+  j["timing"] = stage_medians(h);
   return j;
 }
 
@@ -149,6 +174,14 @@ std::string render_report_markdown(const OptimizeSummary& s) {
   };
   if (h.baseline) row(*h.baseline);
   for (const auto& a : h.attempts) row(a);
+  const auto t = stage_medians(h);
+  if (t.contains("attempt_wall_s_median")) {
+    out += fmt::format("\n## Wall time per attempt (median over {} attempts, duplicates excluded)\n\n",
+                       t["attempts"].get<std::size_t>());
+    out += fmt::format("- attempt: {:.2f} s\n", t["attempt_wall_s_median"].get<double>());
+    for (const auto& [stage, secs] : t["stage_seconds_median"].items())
+      out += fmt::format("- {}: {:.2f} s\n", stage, secs.get<double>());
+  }
   if (const Attempt* b = h.best()) {
     out += fmt::format("\n## Best: iteration {} — {}\n\nspeedup {}\n\n```cpp\n{}```\n", b->iteration, b->label,
                        speed_text(*b), b->region);

@@ -425,4 +425,28 @@ Result<Proposal> BuiltinProposer::propose(const ProposalContext& ctx) {
   return prop;
 }
 
+std::vector<Proposal> BuiltinProposer::lookahead(const ProposalContext& ctx, int k) {
+  std::set<std::string> tried;
+  for (const auto& a : ctx.history.attempts)
+    if (a.proposal.contains("family")) tried.insert(a.proposal["family"].get<std::string>());
+  // Untried families are never dropped, so exploration proceeds in seed order: the
+  // first untried seed is what propose() returns now, the following ones come next.
+  std::vector<Proposal> out;
+  bool first = true;
+  for (const auto& c : seed_order(ctx.hardware, ctx.grid)) {
+    if (tried.count(c.family)) continue;
+    if (first) {
+      first = false;
+      continue;
+    }
+    if (static_cast<int>(out.size()) >= k) break;
+    Proposal p;
+    p.label = c.label();
+    p.region = render_family(c);
+    p.meta = {{"family", c.family}, {"param", c.param}};
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 }  // namespace swz

@@ -147,5 +147,42 @@ TEST(LlmOptimizeE2E, CandidateThatCrashesOrHangsIsRecordedAndTheRunGoesOn) {
   EXPECT_EQ(h["state"], "completed");
 }
 
+
+// A candidate whose full-size output differs from the baseline's in one bit is still
+// rejected under device-side hashing; the reason names the first differing chunk and
+// the one dump written for it. Matching candidates leave no output file behind.
+TEST(LlmOptimizeE2E, CandidateWithADifferentFullSizeOutputIsRejectedNamingTheChunk) {
+  ChatServer server;
+  server.push_completion("analysis");
+  server.push_completion(reply(
+      "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n"
+      "  // SWZ_FAKE_DUMP_DIFF\n  return num_pids - 1 - pid;\n}\n",
+      0));
+  server.push_completion(reply(grouped(8), 1));
+  TempDir tmp;
+  write_text(tmp / "gemm.hip", read_text(source_dir() / "kernels" / "gemm.hip"));
+  auto r = run_cli({"optimize", (tmp / "gemm.hip").string(), "--proposer", "llm", "--base-url", server.base_url(),
+                    "--iterations", "2", "--backend", "cuda", "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu",
+                    (fake_dir() / "fake_ncu").string(), "--run-dir", (tmp / "run").string(), "--reps", "3"},
+                   tmp.path(), {}, 180);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto h = nlohmann::json::parse(read_text(tmp / "run" / "history.json"));
+  EXPECT_EQ(h["baseline"]["validation"]["output_check"]["mode"], "hash");
+  EXPECT_TRUE(fs::exists(tmp / "run" / "baseline" / "chunks.txt"));
+  EXPECT_FALSE(fs::exists(tmp / "run" / "baseline" / "output.bin"));
+  ASSERT_EQ(h["attempts"].size(), 2u) << h["attempts"].dump(1);
+  const auto& bad = h["attempts"][0];
+  EXPECT_EQ(bad["status"], "validation_failed");
+  const std::string why = bad["reason"].get<std::string>();
+  // gemm's default grid on the fake: 32x256 tiles, 4 bytes each, 256-byte chunks.
+  EXPECT_NE(why.find("first differing chunk 127 of 128 (bytes 32512..32767)"), std::string::npos) << why;
+  EXPECT_NE(why.find((tmp / "run" / "iter-001" / "output.bin").string()), std::string::npos) << why;
+  EXPECT_TRUE(fs::exists(tmp / "run" / "iter-001" / "output.bin"));
+  EXPECT_EQ(h["attempts"][1]["status"], "ok");
+  EXPECT_FALSE(fs::exists(tmp / "run" / "iter-002" / "output.bin"));
+  EXPECT_FALSE(fs::exists(tmp / "run" / "iter-002" / "chunks.txt"));
+  EXPECT_EQ(h["attempts"][1]["validation"]["output_hash"], h["baseline"]["validation"]["output_check"]["hash"]);
+}
+
 }  // namespace
 }  // namespace swz::test

@@ -84,6 +84,82 @@ TEST(OptimizeE2E, FullRunThroughTheFakeToolchain) {
   EXPECT_EQ(best.substr(best.find("// swizzleperf:end")), orig.substr(orig.find("// swizzleperf:end")));
 }
 
+// dump_tol 0 (gemm): the baseline records a digest, candidates are hashed on the
+// device and no candidate writes its output to disk.
+TEST(OptimizeE2E, ExactKernelsAreComparedByDigestWithoutOutputFiles) {
+  TempDir tmp;
+  auto kernel = copy_gemm(tmp);
+  auto r = run_cli(optimize_args(kernel, tmp / "run", 3), tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto h = load_json(tmp / "run" / "history.json");
+  const auto& ref = h["baseline"]["validation"]["output_check"];
+  EXPECT_EQ(ref["mode"], "hash");
+  EXPECT_EQ(ref["hash"].get<std::string>().size(), 16u);
+  EXPECT_FALSE(fs::exists(tmp / "run" / "baseline" / "output.bin"));
+  int ok = 0;
+  for (const auto& a : h["attempts"]) {
+    const auto dir = tmp / "run" / ("iter-00" + std::to_string(a["iteration"].get<int>()));
+    EXPECT_FALSE(fs::exists(dir / "output.bin")) << dir;
+    if (a["status"] != "ok") continue;
+    ++ok;
+    EXPECT_EQ(a["validation"]["output_hash"], ref["hash"]);
+    EXPECT_TRUE(a["stage_seconds"].contains("compare"));
+  }
+  EXPECT_GT(ok, 0);
+}
+
+// dump_tol > 0: one dump for the baseline, candidates compared on the device.
+TEST(OptimizeE2E, ToleranceKernelsAreComparedAgainstTheBaselineDumpOnly) {
+  TempDir tmp;
+  auto kernel = copy_gemm(tmp);
+  auto r = run_cli(optimize_args(kernel, tmp / "run", 2), tmp.path(), {"SWZ_FAKE_DUMP_TOL=1e-6"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto h = load_json(tmp / "run" / "history.json");
+  EXPECT_EQ(h["baseline"]["validation"]["output_check"]["mode"], "compare");
+  EXPECT_TRUE(fs::exists(tmp / "run" / "baseline" / "output.bin"));
+  int ok = 0;
+  for (const auto& a : h["attempts"]) {
+    if (a["status"] != "ok") continue;
+    ++ok;
+    EXPECT_EQ(a["validation"]["full_size_output"], "matches the baseline within rel tol 1e-06");
+    EXPECT_FALSE(fs::exists(tmp / "run" / ("iter-00" + std::to_string(a["iteration"].get<int>())) / "output.bin"));
+  }
+  EXPECT_GT(ok, 0);
+}
+
+// Builds prefetched in the background change nothing but timings: the same
+// attempts, in the same order, with the same statuses and results.
+TEST(OptimizeE2E, PrefetchedBuildsGiveTheSerialRunsHistory) {
+  TempDir tmp;
+  auto kernel = copy_gemm(tmp);
+  auto serial = optimize_args(kernel, tmp / "serial", 6);
+  serial.insert(serial.end(), {"--build-jobs", "1"});
+  auto parallel = optimize_args(kernel, tmp / "parallel", 6);
+  parallel.insert(parallel.end(), {"--build-jobs", "4"});
+  ASSERT_EQ(run_cli(serial, tmp.path()).exit_code, 0);
+  auto r = run_cli(parallel, tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto a = load_json(tmp / "serial" / "history.json"), b = load_json(tmp / "parallel" / "history.json");
+  ASSERT_EQ(a["attempts"].size(), b["attempts"].size());
+  int prefetched = 0;
+  for (size_t i = 0; i < a["attempts"].size(); ++i) {
+    const auto &x = a["attempts"][i], &y = b["attempts"][i];
+    for (const char* k : {"iteration", "label", "status", "region", "metrics", "timing", "speedup"})
+      EXPECT_EQ(x.value(k, nlohmann::json()), y.value(k, nlohmann::json())) << "attempt " << i << " field " << k;
+    EXPECT_EQ(x["mapping"].value("mapping_hash", ""), y["mapping"].value("mapping_hash", ""));
+    EXPECT_EQ(x["validation"].value("output_hash", ""), y["validation"].value("output_hash", ""));
+    EXPECT_FALSE(x["build"].value("prefetched", false));
+    if (y["build"].value("prefetched", false)) {
+      ++prefetched;
+      EXPECT_TRUE(y["stage_seconds"].contains("build_wait"));
+      EXPECT_FALSE(y["stage_seconds"].contains("build"));
+    }
+  }
+  EXPECT_GT(prefetched, 0) << "the built-in proposer's exploration should have been built ahead";
+  EXPECT_FALSE(fs::exists(tmp / "parallel" / "build-cache"));
+  EXPECT_EQ(run_cli({"optimize", kernel.string(), "--build-jobs", "-1"}, tmp.path()).exit_code, 2);
+}
+
 TEST(OptimizeE2E, TableNamesBaselineBestAndWhereTheKernelWent) {
   TempDir tmp;
   auto kernel = copy_gemm(tmp);

@@ -75,10 +75,92 @@ Model simulate(SwizzleGrid g) {
   return r;
 }
 
+// Everything the emulator prints to stdout goes through emit(), so that evaluate can
+// run the other modes and collect their JSON lines; main() writes it out.
+std::string g_out;
+bool g_nested = false;  // inside evaluate: no second sleep
+void emit(const char* fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  const int n = std::vsnprintf(nullptr, 0, fmt, ap);
+  va_end(ap);
+  std::string b(n > 0 ? n + 1 : 1, '\0');
+  if (n > 0) std::vsnprintf(&b[0], b.size(), fmt, ap2);
+  va_end(ap2);
+  b.resize(n > 0 ? n : 0);
+  g_out += b;
+}
+
+int run(int argc, char** argv);
+int usage(const char* why);
+void sleep_ms(unsigned long ms);
+
+// evaluate: verify, then hash (or compare with --baseline), then time, as one JSON
+// line, stopping at the first failing part, like the harness's evaluate mode.
+int evaluate(int argc, char** argv) {
+  std::vector<std::string> common, time_opts, chunks, tol;
+  std::string baseline, seed;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) return usage("option needs a value");
+    const std::string v = argv[++i];
+    if (a == "--size") { common.push_back(a); common.push_back(v); }
+    else if (a == "--seed") seed = v;
+    else if (a == "--reps" || a == "--warmup") { time_opts.push_back(a); time_opts.push_back(v); }
+    else if (a == "--chunks") { chunks.push_back(a); chunks.push_back(v); }
+    else if (a == "--tol") { tol.push_back(a); tol.push_back(v); }
+    else if (a == "--baseline") baseline = v;
+    else return usage("unknown option");
+  }
+  if (const char* ms = std::getenv("SWZ_FAKE_SLEEP_MS"); ms && !g_nested) sleep_ms(std::strtoul(ms, nullptr, 10));
+  g_nested = true;
+  std::string last;
+  auto part = [&](std::vector<std::string> args, std::string* line) {
+    args.insert(args.end(), common.begin(), common.end());
+    std::vector<char*> av = {argv[0]};
+    for (auto& x : args) av.push_back(&x[0]);
+    const std::string saved = g_out;
+    g_out.clear();
+    const int rc = run((int)av.size(), av.data());
+    std::string out = g_out;
+    g_out = saved;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    *line = out.substr(out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1);
+    last = *line;
+    return rc;
+  };
+  std::string verify, check, timing, secs;
+  std::vector<std::string> vargs = {"verify"};
+  if (!seed.empty()) { vargs.push_back("--seed"); vargs.push_back(seed); }
+  int rc = part(vargs, &verify);
+  std::string line = "{\"mode\":\"evaluate\",\"verify\":" + verify;
+  if (rc == 0) {
+    std::vector<std::string> cargs;
+    if (baseline.empty()) { cargs = {"hash"}; cargs.insert(cargs.end(), chunks.begin(), chunks.end()); }
+    else { cargs = {"compare", baseline}; cargs.insert(cargs.end(), tol.begin(), tol.end()); }
+    rc = part(cargs, &check);
+    line += std::string(",\"") + (baseline.empty() ? "hash" : "compare") + "\":" + check;
+  }
+  if (rc == 0) {
+    std::vector<std::string> targs = {"time"};
+    targs.insert(targs.end(), time_opts.begin(), time_opts.end());
+    rc = part(targs, &timing);
+    line += ",\"time\":" + timing;
+  }
+  if (rc != 0 && rc != 1) {  // a usage or runtime error: its own line, its exit code
+    emit("%s\n", last.c_str());
+    return rc;
+  }
+  emit("%s,\"ok\":%s,\"seconds\":{\"verify\":0,\"check\":0,\"time\":0}}\n", line.c_str(), rc == 0 ? "true" : "false");
+  return rc;
+}
+
 int usage(const char* why) {
   std::fprintf(stderr, "usage: %s info|verify [--seed S]|time [--reps N] [--warmup W] [--size a,b]|"
-               "profile [--size a,b]|dump FILE [--size a,b]\n%s\n", kKernel, why);
-  std::printf("{\"error\":\"usage: %s\"}\n", why);
+               "profile [--size a,b]|dump FILE [--size a,b]|hash [--chunks FILE] [--size a,b]|"
+               "compare BASELINE_FILE [--tol T] [--size a,b]\n%s\n", kKernel, why);
+  emit("{\"error\":\"usage: %s\"}\n", why);
   return 2;
 }
 bool parse_uint(const char* s, unsigned long* v) {
@@ -91,19 +173,58 @@ void sleep_ms(unsigned long ms) {
   struct timespec ts{(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
   while (nanosleep(&ts, &ts) != 0) {}
 }
-void print_size(const Shape& s) { std::printf("[%u,%u,%u]", s.M, s.N, s.K); }
+void print_size(const Shape& s) { emit("[%u,%u,%u]", s.M, s.N, s.K); }
+
+// The output: f(t) at position t for every tile written; never-written tiles stay poison.
+std::vector<uint32_t> output(const Shape& s) {
+  const unsigned np = s.g.m * s.g.n;
+  std::vector<uint32_t> out(np, 0xFFFFFFFFu);
+  for (unsigned pid = 0; pid < np; ++pid) {
+    unsigned t = swizzle_pid(pid, np, s.g);
+    if (t < np) out[t] = (uint32_t)(t * 2654435761u);
+  }
+  if (kDumpDiff && np > 0) out[np - 1] ^= 0x1u;
+  return out;
+}
+
+// The harness's digest (kernels/support/swz_harness.h), on the host, with small chunks
+// so that tests can see which chunk differs.
+constexpr unsigned long long kChunkBytes = 256;
+unsigned long long mix(unsigned long long z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+std::vector<unsigned long long> chunk_digests(const unsigned char* p, unsigned long long bytes) {
+  std::vector<unsigned long long> d;
+  for (unsigned long long begin = 0; begin < bytes; begin += kChunkBytes) {
+    const unsigned long long end = std::min(begin + kChunkBytes, bytes);
+    unsigned long long sum = 0;
+    for (unsigned long long w = begin / 8; w < (end + 7) / 8; ++w) {
+      unsigned long long v = 0;
+      for (unsigned long long b = w * 8; b < end && b < w * 8 + 8; ++b)
+        v |= (unsigned long long)p[b] << (8 * (b - w * 8));
+      sum += mix(v ^ mix(w + 0x9E3779B97F4A7C15ull));
+    }
+    d.push_back(mix(sum + (end - begin)));
+  }
+  return d;
+}
 
 int run(int argc, char** argv) {
   if (argc < 2) return usage("missing mode");
   const std::string mode = argv[1];
-  if (mode != "info" && mode != "verify" && mode != "time" && mode != "profile" && mode != "dump")
+  if (mode == "evaluate") return evaluate(argc, argv);
+  if (mode != "info" && mode != "verify" && mode != "time" && mode != "profile" && mode != "dump" &&
+      mode != "hash" && mode != "compare")
     return usage("unknown mode");
   Shape s = grid_shape(kDefM, kDefN);
   unsigned long reps = 30, warmup = 5, seed = 1;
-  std::string dump_file;
+  std::string dump_file, chunks_file;
+  double tol = -1;
   int i = 2;
-  if (mode == "dump") {
-    if (argc < 3 || argv[2][0] == '-') return usage("dump needs FILE");
+  if (mode == "dump" || mode == "compare") {
+    if (argc < 3 || argv[2][0] == '-') return usage("dump and compare need FILE");
     dump_file = argv[i++];
   }
   for (; i < argc; ++i) {
@@ -112,6 +233,12 @@ int run(int argc, char** argv) {
     if (a == "--reps") { if (!parse_uint(v, &reps) || reps == 0) return usage("bad --reps"); ++i; }
     else if (a == "--warmup") { if (!parse_uint(v, &warmup)) return usage("bad --warmup"); ++i; }
     else if (a == "--seed") { if (!parse_uint(v, &seed)) return usage("bad --seed"); ++i; }
+    else if (a == "--chunks" && mode == "hash") { if (!v) return usage("bad --chunks"); chunks_file = v; ++i; }
+    else if (a == "--tol" && mode == "compare") {
+      char* end = nullptr;
+      if (!v || (tol = std::strtod(v, &end), *end != '\0') || !(tol >= 0)) return usage("bad --tol");
+      ++i;
+    }
     else if (a == "--size") {
       if (!v) return usage("bad --size");
       unsigned d[3] = {0, 0, kDefK}; int n = 0; std::string part, text = std::string(v) + ",";
@@ -129,22 +256,24 @@ int run(int argc, char** argv) {
   if (mode != "info" && kHang) for (;;) sleep_ms(1000);
   if ((mode == "time" || mode == "profile" || mode == "verify") && kCrash) std::abort();
   const unsigned np = s.g.m * s.g.n;
+  const char* tol_env = std::getenv("SWZ_FAKE_DUMP_TOL");
+  const double dump_tol = tol_env ? std::strtod(tol_env, nullptr) : 0.0;
 
   if (mode == "info") {
-    std::printf("{\"kernel\":\"%s\",\"kernel_regex\":\"%s_kernel\",\"size\":", kKernel, kKernel);
+    emit("{\"kernel\":\"%s\",\"kernel_regex\":\"%s_kernel\",\"size\":", kKernel, kKernel);
     print_size(s);
     const unsigned long long footprint = 4ull * ((unsigned long long)s.M * s.K + (unsigned long long)s.K * s.N +
                                                  (unsigned long long)s.M * s.N);
-    std::printf(",\"grid\":{\"m\":%u,\"n\":%u},\"num_pids\":%u,\"footprint_bytes\":%llu,\"num_dies\":%d,"
-                "\"launch_footprints_bytes\":[%llu]}\n",
-                s.g.m, s.g.n, np, footprint, (int)(SWZ_NUM_DIES), footprint);
+    emit(",\"grid\":{\"m\":%u,\"n\":%u},\"num_pids\":%u,\"footprint_bytes\":%llu,\"num_dies\":%d,"
+         "\"dump_tol\":%g,\"launch_footprints_bytes\":[%llu]}\n",
+         s.g.m, s.g.n, np, footprint, (int)(SWZ_NUM_DIES), dump_tol, footprint);
     return 0;
   }
   if (mode == "verify") {
     std::vector<Shape> cases = {s, grid_shape(5, 3), grid_shape(1, 7), grid_shape(7, 1)};
     if (s.g.n > 1) cases.push_back(grid_shape(s.g.m + 1, s.g.n - 1));
     bool all_ok = true;
-    std::printf("{\"mode\":\"verify\",\"seed\":%lu,\"cases\":[", seed);
+    emit("{\"mode\":\"verify\",\"seed\":%lu,\"cases\":[", seed);
     for (size_t c = 0; c < cases.size(); ++c) {
       const SwizzleGrid g = cases[c].g;
       const unsigned n = g.m * g.n;
@@ -160,12 +289,12 @@ int run(int argc, char** argv) {
       const bool ok = mismatches == 0;
       all_ok = all_ok && ok;
       const double err = missing ? 3.0e38 : (kWrong ? 0.5 : 1.5e-5);
-      std::printf("%s{\"size\":", c ? "," : "");
+      emit("%s{\"size\":", c ? "," : "");
       print_size(cases[c]);
-      std::printf(",\"max_abs_err\":%.6g,\"tol\":0.001,\"mismatches\":%llu,\"ok\":%s}",
+      emit(",\"max_abs_err\":%.6g,\"tol\":0.001,\"mismatches\":%llu,\"ok\":%s}",
                   err, mismatches, ok ? "true" : "false");
     }
-    std::printf("],\"ok\":%s}\n", all_ok ? "true" : "false");
+    emit("],\"ok\":%s}\n", all_ok ? "true" : "false");
     return all_ok ? 0 : 1;
   }
   if (mode == "time") {
@@ -190,17 +319,17 @@ int run(int argc, char** argv) {
     const double median = reps % 2 ? sorted[reps / 2] : 0.5 * (sorted[reps / 2 - 1] + sorted[reps / 2]);
     double mean = 0;
     for (double x : t) mean += x / reps;
-    std::printf("{\"mode\":\"time\",\"median_ms\":%.9g,\"min_ms\":%.9g,\"max_ms\":%.9g,"
+    emit("{\"mode\":\"time\",\"median_ms\":%.9g,\"min_ms\":%.9g,\"max_ms\":%.9g,"
                 "\"mean_ms\":%.9g,\"reps\":%lu,\"warmup\":%lu,\"times_ms\":[",
                 median, sorted.front(), sorted.back(), mean, reps, warmup);
-    for (unsigned long r = 0; r < reps; ++r) std::printf("%s%.9g", r ? "," : "", t[r]);
-    std::printf("]}\n");
+    for (unsigned long r = 0; r < reps; ++r) emit("%s%.9g", r ? "," : "", t[r]);
+    emit("]}\n");
     return 0;
   }
   if (mode == "profile") {
     const Model m = simulate(s.g);
     const unsigned long long sectors = m.hits + m.misses;
-    std::printf("SWZ_FAKE_METRICS {\"kernel\":\"%s_kernel\",\"grid_size\":%u,"
+    emit("SWZ_FAKE_METRICS {\"kernel\":\"%s_kernel\",\"grid_size\":%u,"
                 "\"lts__t_sectors.sum\":%llu,\"lts__t_sectors_lookup_hit.sum\":%llu,"
                 "\"lts__t_sectors_lookup_miss.sum\":%llu,\"lts__t_sector_hit_rate.pct\":%.6f,"
                 "\"lts__t_sectors_srcunit_ltcfabric.sum\":%llu,\"dram__bytes_read.sum\":%llu,"
@@ -209,29 +338,73 @@ int run(int argc, char** argv) {
                 kKernel, np, sectors, m.hits, m.misses, sectors ? 100.0 * m.hits / sectors : 0.0,
                 m.misses / 2, m.misses * 32, m.tiles * kSectorsPerLookup * 32 / 8,
                 1000000ull + m.misses * 10, 40.0 + (sectors ? 40.0 * m.hits / sectors : 0.0));
-    std::printf("{\"mode\":\"profile\",\"ok\":true}\n");
+    emit("{\"mode\":\"profile\",\"ok\":true}\n");
     return 0;
   }
-  // dump: f(t) at position t for every tile written; never-written tiles stay poison.
-  std::vector<uint32_t> out(np, 0xFFFFFFFFu);
-  for (unsigned pid = 0; pid < np; ++pid) {
-    unsigned t = swizzle_pid(pid, np, s.g);
-    if (t < np) out[t] = (uint32_t)(t * 2654435761u);
+  const std::vector<uint32_t> out = output(s);
+  const unsigned long long bytes = 4ull * np;
+  if (mode == "hash") {
+    const auto d = chunk_digests(reinterpret_cast<const unsigned char*>(out.data()), bytes);
+    unsigned long long h = mix(bytes ^ 0x9E3779B97F4A7C15ull);
+    for (unsigned long long x : d) h = mix(h ^ x);
+    if (!chunks_file.empty()) {
+      FILE* f = std::fopen(chunks_file.c_str(), "w");
+      bool ok = f != nullptr;
+      for (unsigned long long x : d) ok = ok && std::fprintf(f, "%016llx\n", x) == 17;
+      if (!f || std::fclose(f) != 0 || !ok) {
+        emit("{\"mode\":\"hash\",\"ok\":false,\"error\":\"cannot write chunks file\"}\n");
+        return 3;
+      }
+    }
+    emit("{\"mode\":\"hash\",\"bytes\":%llu,\"hash\":\"%016llx\",\"chunk_bytes\":%llu,\"chunks\":%zu}\n",
+                bytes, h, kChunkBytes, d.size());
+    return 0;
   }
-  if (kDumpDiff && np > 0) out[np - 1] ^= 0x1u;
+  if (mode == "compare") {  // exactly the harness's rule (values are f32 bit patterns)
+    std::vector<unsigned char> base;
+    if (FILE* f = std::fopen(dump_file.c_str(), "rb")) {
+      unsigned char buf[4096];
+      for (size_t got; (got = std::fread(buf, 1, sizeof buf, f)) > 0;) base.insert(base.end(), buf, buf + got);
+      std::fclose(f);
+    } else {
+      emit("{\"mode\":\"compare\",\"ok\":false,\"error\":\"cannot open baseline file\"}\n");
+      return 2;
+    }
+    if (base.size() != bytes) {
+      emit("{\"mode\":\"compare\",\"ok\":false,\"error\":\"output sizes differ (%zu vs %llu bytes)\"}\n",
+                  base.size(), bytes);
+      return 1;
+    }
+    if (tol < 0) tol = dump_tol;
+    unsigned long long bad = 0, first = 0;
+    for (unsigned k = 0; k < np; ++k) {
+      uint32_t a, b = out[k];
+      std::memcpy(&a, &base[4ull * k], 4);
+      if (a == b) continue;
+      float fa, fb;
+      std::memcpy(&fa, &a, 4);
+      std::memcpy(&fb, &b, 4);
+      const double err = std::fabs((double)fa - (double)fb);
+      if (!(err <= tol * std::max(1.0, std::fabs((double)fa))) && bad++ == 0) first = k;
+    }
+    emit("{\"mode\":\"compare\",\"ok\":%s,\"values\":%u,\"mismatches\":%llu,\"first_index\":%lld,"
+                "\"tol\":%g}\n", bad ? "false" : "true", np, bad, bad ? (long long)first : -1LL, tol);
+    return bad ? 1 : 0;
+  }
   FILE* f = std::fopen(dump_file.c_str(), "wb");
   if (!f || std::fwrite(out.data(), 4, np, f) != np || std::fclose(f) != 0) {
     std::fprintf(stderr, "cannot write %s\n", dump_file.c_str());
-    std::printf("{\"mode\":\"dump\",\"error\":\"cannot write output file\"}\n");
+    emit("{\"mode\":\"dump\",\"error\":\"cannot write output file\"}\n");
     return 3;
   }
-  std::printf("{\"mode\":\"dump\",\"bytes\":%llu}\n", 4ull * np);
+  emit("{\"mode\":\"dump\",\"bytes\":%llu}\n", 4ull * np);
   return 0;
 }
 }  // namespace swz_fake_emu
 
 int main(int argc, char** argv) {
   int rc = swz_fake_emu::run(argc, argv);
+  std::fputs(swz_fake_emu::g_out.c_str(), stdout);
   std::fflush(stdout);
   return rc;
 }
@@ -391,7 +564,7 @@ int main(int argc, char** argv) {
     std::ostringstream o;
     o << "// Generated by fake_nvcc from " << src << ": a host emulator of the kernel program.\n"
       << "// A model for testing swizzleperf's loop; its numbers are never measurements.\n"
-      << "#include <algorithm>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
+      << "#include <algorithm>\n#include <cmath>\n#include <cstdarg>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
       << "#include <cstring>\n#include <string>\n#include <type_traits>\n#include <vector>\n"
       << "#include <time.h>\n"
       << "#define SWZ_HD\n#define __host__\n#define __device__\n#define __forceinline__ inline\n";

@@ -475,3 +475,90 @@ TEST(FakeLlmServer, AnswersValidRepliesAndInjectsEachFault) {
 
 }  // namespace
 
+// hash and compare: the harness's device-side output checks, emulated on the host.
+TEST_F(FakesTest, HashModeDigestsTheDumpedBytesPerChunk) {
+  ProcRun h = run({exe(), "hash", "--chunks", "base.chunks"}, dir_->path());
+  ASSERT_EQ(h.exit_code, 0) << h.err;
+  json j = last_json(h);
+  EXPECT_EQ(j["mode"], "hash");
+  EXPECT_EQ(j["bytes"], 1024);  // 16x16 tiles, one uint32 each
+  EXPECT_EQ(j["chunk_bytes"], 256);
+  ASSERT_TRUE(j["hash"].is_string());
+  EXPECT_EQ(j["hash"].get<std::string>().size(), 16u);
+  EXPECT_EQ(lines_of(slurp(*dir_ / "base.chunks")).size(), 4u);
+  // Deterministic, and the same for any bijection (the fake's output does not depend on order).
+  EXPECT_EQ(last_json(run({exe(), "hash"}, dir_->path()))["hash"], j["hash"]);
+  ASSERT_EQ(build(*dir_, "grouped_h", kernel_file(kGrouped)).exit_code, 0);
+  EXPECT_EQ(last_json(run({(*dir_ / "grouped_h").string(), "hash"}, dir_->path()))["hash"], j["hash"]);
+  // One flipped bit in the last tile: another digest, and only the last chunk differs.
+  ASSERT_EQ(build(*dir_, "diff_h", kernel_file("  return pid;  // SWZ_FAKE_DUMP_DIFF")).exit_code, 0);
+  ProcRun d = run({(*dir_ / "diff_h").string(), "hash", "--chunks", "diff.chunks"}, dir_->path());
+  ASSERT_EQ(d.exit_code, 0);
+  EXPECT_NE(last_json(d)["hash"], j["hash"]);
+  const auto a = lines_of(slurp(*dir_ / "base.chunks")), b = lines_of(slurp(*dir_ / "diff.chunks"));
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i + 1 < a.size(); ++i) EXPECT_EQ(a[i], b[i]) << i;
+  EXPECT_NE(a.back(), b.back());
+  // A size change changes the digest; an unknown option is a usage error.
+  EXPECT_NE(last_json(run({exe(), "hash", "--size", "512,1024"}, dir_->path()))["hash"], j["hash"]);
+  EXPECT_EQ(run({exe(), "hash", "--tol", "1"}, dir_->path()).exit_code, 2);
+}
+
+TEST_F(FakesTest, CompareModeAppliesTheRelativeToleranceRule) {
+  ASSERT_EQ(run({exe(), "dump", "cmp_base.bin"}, dir_->path()).exit_code, 0);
+  ProcRun same = run({exe(), "compare", "cmp_base.bin"}, dir_->path());
+  EXPECT_EQ(same.exit_code, 0) << same.out;
+  EXPECT_EQ(last_json(same)["mismatches"], 0);
+  EXPECT_EQ(last_json(same)["values"], 256);
+  ASSERT_EQ(build(*dir_, "diff_c", kernel_file("  return pid;  // SWZ_FAKE_DUMP_DIFF")).exit_code, 0);
+  const std::string diff = (*dir_ / "diff_c").string();
+  ProcRun exact = run({diff, "compare", "cmp_base.bin", "--tol", "0"}, dir_->path());
+  EXPECT_EQ(exact.exit_code, 1);
+  json j = last_json(exact);
+  EXPECT_EQ(j["ok"], false);
+  EXPECT_EQ(j["mismatches"], 1);
+  EXPECT_EQ(j["first_index"], 255);
+  // The flipped bit changes a value of about -1e-23 by about 8e-31: inside max(1, |a|) * 1e-6.
+  EXPECT_EQ(run({diff, "compare", "cmp_base.bin", "--tol", "1e-6"}, dir_->path()).exit_code, 0);
+  // The default tolerance is the program's dump_tol (SWZ_FAKE_DUMP_TOL, shown by info).
+  EXPECT_EQ(run({diff, "compare", "cmp_base.bin"}, dir_->path(), {"SWZ_FAKE_DUMP_TOL=1e-6"}).exit_code, 0);
+  EXPECT_EQ(last_json(run({exe(), "info"}, dir_->path(), {"SWZ_FAKE_DUMP_TOL=1e-6"}))["dump_tol"], 1e-6);
+  // A baseline of another size is a mismatch, not a crash.
+  ProcRun sized = run({exe(), "compare", "cmp_base.bin", "--size", "512,512"}, dir_->path());
+  EXPECT_EQ(sized.exit_code, 1);
+  EXPECT_NE(last_json(sized)["error"].get<std::string>().find("sizes differ"), std::string::npos);
+  EXPECT_EQ(run({exe(), "compare"}, dir_->path()).exit_code, 2);
+}
+
+// evaluate: verify + hash (or compare) + time in one process, stopping at the first failure.
+TEST_F(FakesTest, EvaluateModeRunsVerifyCheckAndTimeInOneProcess) {
+  ProcRun e = run({exe(), "evaluate", "--reps", "5", "--chunks", "eval.chunks"}, dir_->path());
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  json j = last_json(e);
+  EXPECT_EQ(j["mode"], "evaluate");
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_EQ(j["verify"]["ok"], true);
+  EXPECT_EQ(j["hash"], last_json(run({exe(), "hash"}, dir_->path())));
+  EXPECT_EQ(j["time"], last_json(run({exe(), "time", "--reps", "5"}, dir_->path())));
+  EXPECT_EQ(lines_of(slurp(*dir_ / "eval.chunks")).size(), 4u);
+  EXPECT_TRUE(j["seconds"].contains("verify"));
+  // With --baseline the output is compared instead; a mismatch stops before timing.
+  ASSERT_EQ(run({exe(), "dump", "eval_base.bin"}, dir_->path()).exit_code, 0);
+  ASSERT_EQ(build(*dir_, "diff_e", kernel_file("  return pid;  // SWZ_FAKE_DUMP_DIFF")).exit_code, 0);
+  ProcRun bad = run({(*dir_ / "diff_e").string(), "evaluate", "--baseline", "eval_base.bin"}, dir_->path());
+  EXPECT_EQ(bad.exit_code, 1);
+  json b = last_json(bad);
+  EXPECT_EQ(b["ok"], false);
+  EXPECT_EQ(b["compare"]["first_index"], 255);
+  EXPECT_FALSE(b.contains("time"));
+  ProcRun loose = run({(*dir_ / "diff_e").string(), "evaluate", "--baseline", "eval_base.bin", "--tol", "1e-6"},
+                      dir_->path());
+  EXPECT_EQ(loose.exit_code, 0);
+  EXPECT_TRUE(last_json(loose).contains("time"));
+  // A verify failure stops at once.
+  ASSERT_EQ(build(*dir_, "wrong_e", kernel_file("  return pid;  // SWZ_FAKE_WRONG")).exit_code, 0);
+  ProcRun w = run({(*dir_ / "wrong_e").string(), "evaluate"}, dir_->path());
+  EXPECT_EQ(w.exit_code, 1);
+  EXPECT_FALSE(last_json(w).contains("hash"));
+  EXPECT_EQ(run({exe(), "evaluate", "--bogus", "1"}, dir_->path()).exit_code, 2);
+}

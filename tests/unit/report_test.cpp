@@ -203,5 +203,35 @@ TEST(ObjectiveReports, NotReCheckedIsNullInJson) {
   EXPECT_EQ(j["objective"], "l2");  // a history without the key: the ranking it was made with
 }
 
+
+TEST(StageMedians, PerStageAndPerAttemptMediansSkipDuplicates) {
+  auto s = sample();
+  auto& at = s.history.attempts;
+  at[0].stage_seconds = {{"build", 5.0}, {"verify", 1.0}, {"compare", 0.5}};
+  at[0].wall_seconds = 8.0;
+  at[1].stage_seconds = {{"check", 0.25}};
+  at[1].wall_seconds = 0.5;
+  at[2].stage_seconds = {{"build", 3.0}, {"verify", 2.0}, {"compare", 0.25}, {"time", 1.0}};
+  at[2].wall_seconds = 7.0;
+  Attempt dup = measured(4, "dup", AttemptStatus::duplicate, std::nullopt, std::nullopt, std::nullopt);
+  dup.stage_seconds = {{"check", 100.0}};
+  dup.wall_seconds = 100.0;
+  at.push_back(dup);
+  const auto t = stage_medians(s.history);
+  EXPECT_EQ(t["attempts"], 3);
+  EXPECT_DOUBLE_EQ(t["attempt_wall_s_median"].get<double>(), 7.0);
+  EXPECT_DOUBLE_EQ(t["stage_seconds_median"]["build"].get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(t["stage_seconds_median"]["compare"].get<double>(), 0.375);
+  EXPECT_DOUBLE_EQ(t["stage_seconds_median"]["check"].get<double>(), 0.25);  // the duplicate's 100 s is out
+  EXPECT_DOUBLE_EQ(t["stage_seconds_median"]["time"].get<double>(), 1.0);
+  EXPECT_EQ(summary_json(s)["timing"], t);
+  const std::string md = render_report_markdown(s);
+  EXPECT_NE(md.find("## Wall time per attempt (median over 3 attempts, duplicates excluded)\n\n- attempt: 7.00 s\n"
+                    "- build: 4.00 s\n- check: 0.25 s\n- compare: 0.38 s\n"),
+            std::string::npos)
+      << md;
+  EXPECT_FALSE(stage_medians(RunHistory{}).contains("attempt_wall_s_median"));
+}
+
 }  // namespace
 }  // namespace swz

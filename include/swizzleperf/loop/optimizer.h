@@ -14,6 +14,7 @@
 #include "swizzleperf/backend/backend.h"
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/kernel_source.h"
+#include "swizzleperf/loop/build_pool.h"
 #include "swizzleperf/proposer/proposer.h"
 
 namespace swz {
@@ -30,6 +31,7 @@ struct OptimizeOptions {
   Objective objective = Objective::time;  // what "best" means; recorded as config["objective"]
   int recheck_rounds = 6;            // interleaved A B rounds for a candidate that could become best (0: off)
   bool recheck_every_candidate = false;  // re-check every validated candidate (gate: its one candidate)
+  int build_jobs = 0;                // concurrent builds incl. prefetch; 1 = serial; 0 = BuildPool::default_jobs()
   nlohmann::json config = nlohmann::json::object();  // recorded in the history
 };
 
@@ -61,6 +63,7 @@ class Optimizer {
   bool could_become_best(const Attempt& a) const;
   std::filesystem::path baseline_exe() const { return opt_.run_dir / "baseline" / "kernel"; }
   std::vector<std::string> time_args() const;
+  void prefetch_lookahead(const ProposalContext& ctx);  // builds the proposer's next candidates ahead
   std::vector<std::string> size_args() const;
 
   Backend& backend_;
@@ -74,6 +77,7 @@ class Optimizer {
   std::string kernel_regex_;
   double dump_tol_ = 0;
   std::filesystem::path history_path_;
+  std::unique_ptr<BuildPool> pool_;  // lives for one run()
 };
 
 // Byte-exact comparison, or float32 comparison within a relative tolerance when tol > 0.

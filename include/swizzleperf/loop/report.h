@@ -19,5 +19,9 @@ std::string speed_text(const Attempt& a);
 // "faster: 1.052x [1.031, 1.070]", "slower: 0.93x [0.91, 0.95]" (l2: the best is
 // significantly slower), "no significant speed difference", "speed not re-checked", or "".
 std::string speed_verdict(const RunHistory& h);
+// Per-stage wall-time medians over a run's attempts (duplicates excluded):
+// {"attempts": N, "attempt_wall_s_median": s, "stage_seconds_median": {stage: s}}.
+// summary_json carries it as "timing"; report.md shows it.
+nlohmann::json stage_medians(const RunHistory& h);
 
 }  // namespace swz

@@ -34,6 +34,9 @@ class BuiltinProposer final : public Proposer {
  public:
   std::string name() const override { return "builtin"; }
   Result<Proposal> propose(const ProposalContext& context) override;
+  // During exploration the next untried families are known whatever the results
+  // (only a tried family can be dropped): they are the lookahead. None while refining.
+  std::vector<Proposal> lookahead(const ProposalContext& context, int k) override;
 
   // The exploration order for a hardware profile and grid (exposed for tests).
   // `hints` is the program's optional info "hints" object ({"causal": bool, "n_group": G,

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -43,6 +44,14 @@ class Proposer {
   // Error::fatal (e.g. the API key was refused), which stops the run cleanly.
   // An Error with message "exhausted" (see kExhausted) means nothing new is left.
   virtual Result<Proposal> propose(const ProposalContext& context) = 0;
+  // The proposals likely to follow the one propose(context) returns, in order, at
+  // most k, whatever the current attempt's outcome (the loop builds them ahead of
+  // time). A hint only: the loop still asks propose() for each. Default: none.
+  virtual std::vector<Proposal> lookahead(const ProposalContext& context, int k) {
+    (void)context;
+    (void)k;
+    return {};
+  }
 };
 
 inline constexpr const char* kExhausted = "exhausted";

@@ -1,0 +1,148 @@
+// Tests of loop/output_check: the host digest (the harness's algorithm), chunk files,
+// and the compare stage driven through the real CUDA backend and the fake nvcc, whose
+// emulator implements the harness's hash and compare modes.
+#include "swizzleperf/loop/output_check.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "support/fixtures.h"
+#include "swizzleperf/backend/cuda_backend.h"
+#include "swizzleperf/core/history.h"
+
+namespace swz {
+namespace {
+
+TEST(OutputDigest, DependsOnEveryByteItsPositionAndTheLength) {
+  std::string a(1000, '\0');
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<char>(i * 7);
+  const auto d = digest_bytes(a, 256);
+  EXPECT_EQ(d.hash.size(), 16u);
+  EXPECT_EQ(d.chunks.size(), 4u);  // 256, 256, 256, 232 bytes
+  EXPECT_EQ(digest_bytes(a, 256).hash, d.hash);
+  for (size_t pos : {size_t{0}, size_t{255}, size_t{256}, size_t{999}}) {
+    std::string b = a;
+    b[pos] ^= 0x01;
+    const auto e = digest_bytes(b, 256);
+    EXPECT_NE(e.hash, d.hash) << pos;
+    EXPECT_EQ(first_differing_chunk(d.chunks, e.chunks), pos / 256) << pos;
+  }
+  // Swapping two 8-byte words changes it (terms are positional), as does a zero tail.
+  std::string swapped = a;
+  std::memcpy(swapped.data(), a.data() + 8, 8);
+  std::memcpy(swapped.data() + 8, a.data(), 8);
+  EXPECT_NE(digest_bytes(swapped, 256).hash, d.hash);
+  EXPECT_NE(digest_bytes(a + std::string(1, '\0'), 256).hash, d.hash);
+  EXPECT_NE(digest_bytes("", 256).hash, digest_bytes(std::string(8, '\0'), 256).hash);
+  EXPECT_TRUE(digest_bytes("", 256).chunks.empty());
+}
+
+TEST(OutputDigest, ChunkFilesAndFirstDifference) {
+  test::TempDir tmp;
+  test::write_text(tmp / "c.txt", "0123456789abcdef\nffffffffffffffff\n");
+  auto c = read_chunk_digests(tmp / "c.txt");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(*c, (std::vector<std::uint64_t>{0x0123456789abcdefull, ~0ull}));
+  test::write_text(tmp / "bad.txt", "0123456789abcdef\nnot a digest\n");
+  auto bad = read_chunk_digests(tmp / "bad.txt");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("line 2"), std::string::npos) << bad.error().message;
+  EXPECT_FALSE(read_chunk_digests(tmp / "missing.txt"));
+  EXPECT_EQ(first_differing_chunk({1, 2, 3}, {1, 2, 3}), std::nullopt);
+  EXPECT_EQ(first_differing_chunk({1, 2, 3}, {1, 5, 3}), 1u);
+  EXPECT_EQ(first_differing_chunk({1, 2}, {1, 2, 3}), 2u);
+}
+
+// The stage end to end at the process seam: fake nvcc builds the programs.
+class OutputCheckStage : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tools.compiler = (test::fake_dir() / "fake_nvcc").string();
+    tools.arch = "sm_90";
+    backend = std::make_unique<CudaBackend>(runner, tools);
+    fs::create_directories(tmp / "baseline");
+  }
+  fs::path build(const std::string& name, const std::string& body) {
+    const auto dir = tmp / name;
+    fs::create_directories(dir);
+    test::write_text(dir / "kernel.hip",
+                     "// swizzleperf:default-grid 16x16\n// swizzleperf:begin\n"
+                     "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n" +
+                         body + "\n}\n// swizzleperf:end\n");
+    auto b = backend->build({dir / "kernel.hip", dir / "kernel", 2, "sm_90"});
+    EXPECT_TRUE(b && b->ok) << (b ? b->log : b.error().message);
+    return dir / "kernel";
+  }
+  RealProcessRunner runner;
+  ToolOptions tools;
+  std::unique_ptr<CudaBackend> backend;
+  test::TempDir tmp;
+};
+
+TEST_F(OutputCheckStage, HashModeAcceptsEqualOutputsAndNamesTheChunkOfADifference) {
+  const auto base = build("baseline", "  return pid;");
+  OutputCheck check(*backend, {}, 0.0);
+  nlohmann::json bv;
+  auto rb = check.record_baseline(base, tmp / "baseline", bv);
+  ASSERT_EQ(rb.kind, OutputCheckResult::Kind::ok) << rb.reason;
+  ASSERT_EQ(bv["output_check"]["mode"], "hash");
+  EXPECT_FALSE(fs::exists(tmp / "baseline" / "output.bin"));
+  // The device digest (emulated) equals the host digest of the dumped bytes.
+  ASSERT_TRUE(backend->run_program(base, {"dump", (tmp / "b.bin").string()}, std::chrono::seconds(30)).process.success());
+  auto bytes = read_file(tmp / "b.bin");
+  ASSERT_TRUE(bytes);
+  EXPECT_EQ(bv["output_check"]["hash"], digest_bytes(*bytes, 256).hash);
+
+  const auto reversed = build("rev", "  return num_pids - 1 - pid;");
+  nlohmann::json v;
+  auto ok = check.check_candidate(reversed, tmp / "rev", tmp / "baseline", bv, v);
+  EXPECT_EQ(ok.kind, OutputCheckResult::Kind::ok) << ok.reason;
+  EXPECT_FALSE(fs::exists(tmp / "rev" / "output.bin"));
+  EXPECT_FALSE(fs::exists(tmp / "rev" / "chunks.txt"));
+
+  const auto diff = build("diff", "  return num_pids - 1 - pid;  // SWZ_FAKE_DUMP_DIFF");
+  nlohmann::json dv;
+  auto bad = check.check_candidate(diff, tmp / "diff", tmp / "baseline", bv, dv);
+  EXPECT_EQ(bad.kind, OutputCheckResult::Kind::mismatch);
+  EXPECT_NE(bad.reason.find("first differing chunk 3 of 4 (bytes 768..1023)"), std::string::npos) << bad.reason;
+  EXPECT_TRUE(fs::exists(tmp / "diff" / "output.bin"));
+  EXPECT_NE(bad.reason.find((tmp / "diff" / "output.bin").string()), std::string::npos) << bad.reason;
+}
+
+TEST_F(OutputCheckStage, CompareModeUsesTheBaselineDumpAndTheTolerance) {
+  const auto base = build("baseline", "  return pid;");
+  const auto diff = build("diff", "  return num_pids - 1 - pid;  // SWZ_FAKE_DUMP_DIFF");
+  nlohmann::json bv;
+  OutputCheck loose(*backend, {}, 1e-6);
+  ASSERT_EQ(loose.record_baseline(base, tmp / "baseline", bv).kind, OutputCheckResult::Kind::ok);
+  EXPECT_EQ(bv["output_check"]["mode"], "compare");
+  EXPECT_TRUE(fs::exists(tmp / "baseline" / "output.bin"));
+  nlohmann::json v;
+  auto within = loose.check_candidate(diff, tmp / "diff", tmp / "baseline", bv, v);
+  // The flipped bit changes one value (about -1e-23) by about 8e-31: inside max(1, |a|) * 1e-6.
+  EXPECT_EQ(within.kind, OutputCheckResult::Kind::ok) << within.reason;
+  EXPECT_FALSE(fs::exists(tmp / "diff" / "output.bin"));
+  OutputCheck tight(*backend, {}, 0.0);  // the recorded mode (compare) decides, with tol 0
+  auto beyond = tight.check_candidate(diff, tmp / "diff", tmp / "baseline", bv, v);
+  EXPECT_EQ(beyond.kind, OutputCheckResult::Kind::mismatch);
+  EXPECT_NE(beyond.reason.find("1 of 256 output values differ from the baseline's beyond rel tol 0 (first at index 255)"),
+            std::string::npos)
+      << beyond.reason;
+  EXPECT_TRUE(fs::exists(tmp / "diff" / "output.bin"));
+}
+
+TEST_F(OutputCheckStage, AHistoryWithoutAnOutputCheckFallsBackToDumps) {
+  const auto base = build("baseline", "  return pid;");
+  ASSERT_TRUE(backend->run_program(base, {"dump", (tmp / "baseline" / "output.bin").string()}, std::chrono::seconds(30))
+                  .process.success());
+  const auto diff = build("diff", "  return num_pids - 1 - pid;  // SWZ_FAKE_DUMP_DIFF");
+  OutputCheck check(*backend, {}, 0.0);
+  nlohmann::json v;
+  auto r = check.check_candidate(diff, tmp / "diff", tmp / "baseline", nlohmann::json::object(), v);
+  EXPECT_EQ(r.kind, OutputCheckResult::Kind::mismatch);
+  EXPECT_NE(r.reason.find("output bytes differ"), std::string::npos) << r.reason;
+}
+
+}  // namespace
+}  // namespace swz
