@@ -7,6 +7,8 @@ usage: bench_result.py RUN_DIR NAME OUT_DIR --command "..." [--wall SECONDS]
 """
 import argparse, datetime, json, os, sys
 
+from resultfmt import cell, write_result
+
 
 def brief(a):
     if not a:
@@ -60,10 +62,8 @@ def main():
         "run_wall_s": args.wall, "seconds_per_stage": stage_totals,
         "attempts": [brief(a) for a in h["attempts"]],
     }
-    os.makedirs(args.out_dir, exist_ok=True)
     stem = os.path.join(args.out_dir, f"{args.date}-h100-{args.name}")
-    json.dump(res, open(stem + ".json", "w"), indent=2)
-    f = lambda v, p="{:.2f}": "n/a" if v is None else p.format(v)
+    f = cell
     lines = [f"# {args.name} on {device} ({args.date})", "", f"Command: `{args.command}`", "",
              f"Whole run wall time: {f(args.wall, '{:.1f}')} s. Validated best: {res['validated']}.", "",
              "| | L2 hit % | median ms | DRAM read B | DRAM write B | fabric sectors | pattern |",
@@ -79,8 +79,7 @@ def main():
         lines.append(f"| {a['iteration']} | {a['label']} | {a['status']} | {f(a['l2_hit_pct'])} | {f(a['median_ms'], '{:.4f}')} | "
                      f"{f(a['speedup'], '{:.3f}')} | {f(a['fabric_sectors'], '{:.4g}')} |")
     lines += ["", "## Seconds per stage (all attempts)", ""] + [f"- {k}: {v:.1f}" for k, v in sorted(stage_totals.items())]
-    open(stem + ".md", "w").write("\n".join(lines) + "\n")
-    print(stem + ".md")
+    print(write_result(stem, res, lines))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ usage: suite_result.py SUITE_DIR OUT_DIR --command "..." [--date YYYY-MM-DD]
 """
 import argparse, datetime, json, os
 
+from resultfmt import cell, write_result
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -34,11 +36,9 @@ def main():
             r["attempts_s"] = sum(x.get("wall_seconds", 0) for x in h.get("attempts", []))
     total = sum(r.get("wall_s") or 0 for r in rows)
     res = {"device": device, "date": a.date, "command": a.command, "total_wall_s": total, "kernels": rows}
-    os.makedirs(a.out_dir, exist_ok=True)
     objective = s.get("objective") or next((r.get("objective") for r in rows if r.get("objective")), None)
     stem = os.path.join(a.out_dir, f"{a.date}-h100-suite" + (f"-{objective}" if objective else ""))
-    json.dump(res, open(stem + ".json", "w"), indent=2)
-    f = lambda v, p="{:.2f}": "" if v is None else p.format(v)
+    f = lambda v, p="{:.2f}": cell(v, p, missing="")
     L = [f"# Kernel suite on {device} ({a.date})", "", f"Command: `{a.command}`", "",
          f"Total wall time of the suite: {total:.0f} s (sum over kernels).", "",
          "L2 hit = ncu lts__t_sector_hit_rate from summed counters over every launch, cold caches; "
@@ -78,8 +78,7 @@ def main():
         L += ["", "Re-check cost: {} attempts re-checked, {} extra time-mode runs, {:.0f} s of {:.0f} s spent in attempts ({:.1f} %).".format(
             sum(r.get("rechecked_attempts") or 0 for r in rows), sum(r.get("recheck_runs") or 0 for r in rows), rs, at,
             100 * rs / at if at else 0)]
-    open(stem + ".md", "w").write("\n".join(L) + "\n")
-    print(stem + ".md")
+    print(write_result(stem, res, L))
 
 
 if __name__ == "__main__":

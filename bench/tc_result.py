@@ -6,6 +6,8 @@ usage: tc_result.py MEASUREMENTS.jsonl OUT_STEM --gemm-size M,N,K --attention-si
                     [--run KERNEL=RUN_DIR=WALL_S=COMMAND ...]"""
 import argparse, datetime, json, os, subprocess
 
+from resultfmt import cell, write_result
+
 
 def gemm_flops(s):
     m, n, k = s
@@ -92,8 +94,7 @@ def main():
                 k["command"] = cmd
     doc = {"date": a.date, "device": device, "kernels": kernels,
            "measurements": [m[n] for n in m]}
-    json.dump(doc, open(a.out_stem + ".json", "w"), indent=2)
-    f = lambda v, p="{:.2f}": "n/a" if v is None else (str(v) if isinstance(v, (bool, str)) else p.format(v))
+    f = cell
     lines = [f"# Tensor-core kernels on {device} ({a.date})", "",
              "| kernel | size | TFLOP/s identity | TFLOP/s reference | identity/ref | baseline ms | best ms | speedup | significant | best pattern | run wall s | validated |",
              "|---|---|---:|---:|---:|---:|---:|---:|---|---|---:|---|"]
@@ -102,7 +103,7 @@ def main():
                      f"{f(k['tflops_identity'], '{:.1f}')} | {f(k['tflops_reference'], '{:.1f}')} ({k['reference']}) | "
                      f"{f(k['identity_over_reference'], '{:.3f}')} | {f(k['baseline_ms'], '{:.4f}')} | {f(k['best_ms'], '{:.4f}')} | "
                      f"{f(k['speedup'], '{:.3f}')} | {f(k['significant'])} | {f(k['best_pattern'])} | {f(k['run_wall_s'], '{:.1f}')} | {f(k['validated'])} |")
-    open(a.out_stem + ".md", "w").write("\n".join(lines) + "\n")
+    write_result(a.out_stem, doc, lines)
 
 
 if __name__ == "__main__":

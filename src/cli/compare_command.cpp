@@ -24,7 +24,7 @@ int cmd_compare(const std::vector<std::string>& args) {
   std::string err;
   if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf compare --help')");
   if (r.count("help")) {
-    std::puts(o.help({"", "Thresholds", "Output"}).c_str());
+    std::fputs(help_text(o, {"", "Thresholds", "Output"}).c_str(), stdout);
     return kExitOk;
   }
   const auto files = r.count("files") ? r["files"].as<std::vector<std::string>>() : std::vector<std::string>{};

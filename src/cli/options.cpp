@@ -95,7 +95,9 @@ std::string one_default(std::string line) {
 // the description starts (cxxopts pads the option column with spaces).
 std::string wrap(const std::string& line, std::size_t width) {
   if (line.size() <= width) return line;
-  std::size_t col = line.find("  ", 2);
+  // The description starts after the first run of 2+ spaces that follows the option name.
+  const std::size_t name = line.find_first_not_of(' ');
+  std::size_t col = name == std::string::npos ? std::string::npos : line.find("  ", name);
   while (col != std::string::npos && col < line.size() && line[col] == ' ') ++col;
   if (col == std::string::npos || col >= width / 2) col = 8;
   std::string out, cur = line;

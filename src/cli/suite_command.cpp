@@ -27,10 +27,9 @@ int cmd_suite(const std::vector<std::string>& args) {
       ("iterations", "attempts per kernel", cxxopts::value<int>()->default_value("10"))
       ("reps", "timed repetitions per measurement", cxxopts::value<int>()->default_value("30"))
       ("warmup", "untimed warm-up runs", cxxopts::value<int>()->default_value("5"))
-      ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"));
-  add_objective_options(o);
       ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"))
       ("build-jobs", "concurrent kernel builds, next candidates built ahead (1: serial; 0: min(cores-1, 4), memory permitting)", cxxopts::value<int>()->default_value("0"));
+  add_objective_options(o);
   add_proposer_options(o);
   add_backend_options(o);
   o.parse_positional({"kernels"});

@@ -11,15 +11,17 @@
 namespace swz::test {
 namespace {
 
-// Option entries of a --help text: a line starting "  -" opens one, deeper-indented
-// lines continue it.
+// Option entries of a --help text: an indented line starting with '-' opens one,
+// deeper-indented lines that do not start with '-' continue it.
 std::vector<std::string> option_entries(const std::string& help) {
   std::vector<std::string> entries;
   std::stringstream ss(help);
   std::string line;
   while (std::getline(ss, line)) {
-    if (line.rfind("  -", 0) == 0) entries.push_back(line);
-    else if (!entries.empty() && line.rfind("      ", 0) == 0) entries.back() += " " + line;
+    const auto first = line.find_first_not_of(' ');
+    if (first == std::string::npos) continue;
+    if (first >= 2 && line[first] == '-') entries.push_back(line);
+    else if (!entries.empty() && first >= 6) entries.back() += " " + line;
   }
   return entries;
 }

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/builders.h"
+
 #include <future>
 #include <set>
 
@@ -168,19 +170,10 @@ const char* kKernel =
 
 Attempt tried(int iteration, const std::string& family, int param, AttemptStatus st, std::optional<double> l2 = std::nullopt,
               double ms = 1.0) {
-  Attempt a;
-  a.iteration = iteration;
-  a.proposer = "builtin";
-  a.label = FamilyCandidate{family, param}.label();
-  a.status = st;
-  a.proposal = {{"family", family}, {"param", param}};
-  if (l2) {
-    Metrics m;
-    m.l2_hit_pct = *l2;
-    a.metrics = m;
-    a.timing = Timing{ms, ms, ms, 10};
-  }
-  return a;
+  test::AttemptBuilder b(iteration);
+  b.label(FamilyCandidate{family, param}.label()).status(st).family(family, param);
+  if (l2) b.l2(*l2).ms(ms);
+  return b;
 }
 
 class BuiltinPropose : public ::testing::Test {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/builders.h"
+
 #include <algorithm>
 #include <set>
 
@@ -294,17 +296,11 @@ TEST(HistoryLoad, ParseFromBytesMatchesLoad) {
 // ---- best ------------------------------------------------------------------------
 
 Attempt ranked(int iteration, AttemptStatus st, std::optional<double> l2, std::optional<double> ms) {
-  Attempt a;
-  a.iteration = iteration;
-  a.status = st;
-  a.label = "it" + std::to_string(iteration);
-  if (l2) {
-    Metrics m;
-    m.l2_hit_pct = *l2;
-    a.metrics = m;
-  }
-  if (ms) a.timing = Timing{*ms, *ms, *ms, 10};
-  return a;
+  test::AttemptBuilder b(iteration);
+  b.status(st);
+  if (l2) b.l2(*l2);
+  if (ms) b.ms(*ms);
+  return b;
 }
 
 TEST(HistoryBest, HighestL2ThenLowestTime) {

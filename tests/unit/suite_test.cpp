@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/builders.h"
+
 #include <set>
 
 #include "support/fixtures.h"
@@ -16,19 +18,9 @@ namespace fs = std::filesystem;
 
 Attempt measured(int iteration, const std::string& label, AttemptStatus st, double l2, double ms,
                  std::optional<double> dram_read, std::optional<double> dram_write, std::optional<double> fabric) {
-  Attempt a;
-  a.iteration = iteration;
-  a.label = label;
-  a.status = st;
-  Metrics m;
-  m.l2_hit_pct = l2;
+  Metrics m = test::metrics_with(l2, dram_read, dram_write, fabric);
   m.l2_sectors = 10000;
-  m.dram_read_bytes = dram_read;
-  m.dram_write_bytes = dram_write;
-  m.fabric_sectors = fabric;
-  a.metrics = m;
-  a.timing = Timing{ms, ms, ms, 10};
-  return a;
+  return test::AttemptBuilder(iteration).label(label).status(st).metrics(m).ms(ms);
 }
 
 OptimizeSummary sample_summary() {
