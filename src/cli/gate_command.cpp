@@ -52,15 +52,6 @@ class CommittedProposer : public Proposer {
   bool done_ = false;
 };
 
-std::string stamp() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
-
 nlohmann::json brief(const Attempt& a) {
   nlohmann::json j = {{"label", a.label}, {"status", to_string(a.status)}, {"reason", a.reason}};
   j["l2_hit_pct"] = a.metrics && a.metrics->l2_hit_pct ? nlohmann::json(*a.metrics->l2_hit_pct) : nlohmann::json();
@@ -125,7 +116,7 @@ int cmd_gate(const std::vector<std::string>& args) {
   opt.recheck_rounds = rounds;
   opt.recheck_every_candidate = true;
   opt.run_dir = r["run-dir"].as<std::string>();
-  if (opt.run_dir.empty()) opt.run_dir = std::filesystem::path("runs") / fmt::format("gate-{}-{}", kernel->name(), stamp());
+  if (opt.run_dir.empty()) opt.run_dir = std::filesystem::path("runs") / fmt::format("gate-{}-{}", kernel->name(), utc_stamp());
   std::error_code ec;
   if (std::filesystem::exists(opt.run_dir / "history.json", ec))
     return report_error("run dir " + opt.run_dir.string() + " already holds a run: pass another --run-dir");

@@ -14,19 +14,6 @@
 
 namespace swz::cli {
 
-namespace {
-
-std::string stamp() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
-
-}  // namespace
-
 int cmd_optimize(const std::vector<std::string>& args) {
   cxxopts::Options o("swizzleperf optimize", "Search for a swizzle that raises the kernel's L2 hit rate; keep the best validated kernel.");
   o.positional_help("KERNEL.hip");
@@ -71,7 +58,7 @@ int cmd_optimize(const std::vector<std::string>& args) {
   auto kernel = KernelSource::load(opt.kernel);
   if (!kernel) return report_error(kernel.error().message);
   if (auto st = check_region_code(kernel->region()); !st) return report_error(opt.kernel.string() + ": " + st.error().message);
-  if (opt.run_dir.empty()) opt.run_dir = std::filesystem::path("runs") / fmt::format("{}-{}", kernel->name(), stamp());
+  if (opt.run_dir.empty()) opt.run_dir = std::filesystem::path("runs") / fmt::format("{}-{}", kernel->name(), utc_stamp());
 
   opt.iterations = r["iterations"].as<int>();
   if (opt.resume && !r.count("iterations") && previous.config.contains("iterations"))

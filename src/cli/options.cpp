@@ -1,4 +1,5 @@
 // Option groups shared by subcommands, and small argument parsers.
+#include <ctime>
 #include <sstream>
 
 #include "swizzleperf/cli/app.h"
@@ -133,6 +134,15 @@ bool parse_args(cxxopts::Options& o, const std::vector<std::string>& args, cxxop
     error = e.what();
     return false;
   }
+}
+
+std::string utc_stamp() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return buf;
 }
 
 bool parse_grid(const std::string& s, unsigned& m, unsigned& n) {

@@ -49,6 +49,9 @@ bool objective_options_from(const cxxopts::ParseResult& r, Objective& objective,
 bool parse_args(cxxopts::Options& o, const std::vector<std::string>& args, cxxopts::ParseResult& out,
                 std::string& error);
 
+// "20261123-114900": UTC now, for default run-dir names.
+std::string utc_stamp();
+
 // "MxN" -> grid; false on bad input.
 bool parse_grid(const std::string& s, unsigned& m, unsigned& n);
 // "a,b,c" -> ints; false on bad input.
