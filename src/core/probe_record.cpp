@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "swizzleperf/core/file_io.h"
@@ -138,6 +139,25 @@ void from_json(const nlohmann::json& j, ProbeResult& r) {
   r.notes = j.value("notes", std::vector<std::string>{});
 }
 
+namespace {
+
+// Every number a probe record holds (SM ids, sides, counts, per-SM sector counts,
+// latencies) fits in an int; converting a larger floating-point value to an int
+// field is undefined behaviour, so such a file is refused before any conversion
+// (found by tests/fuzz/fuzz_probe_json).
+bool numbers_in_range(const nlohmann::json& j) {
+  if (j.is_number_float()) {
+    const double v = j.get<double>();
+    return std::isfinite(v) && v > -2147483648.0 && v < 2147483648.0;
+  }
+  if (j.is_structured())
+    for (const auto& x : j)
+      if (!numbers_in_range(x)) return false;
+  return true;
+}
+
+}  // namespace
+
 Result<ProbeResult> parse_probe(std::string_view text, const std::string& name) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("device_name") || !j.contains("how"))
@@ -147,6 +167,7 @@ Result<ProbeResult> parse_probe(std::string_view text, const std::string& name) 
   const auto sv = j.find("schema_version");
   if (sv != j.end() && !(sv->is_number_integer() && sv->get<long long>() <= 1))
     return make_error(name + " was written by a newer swizzleperf (or is damaged): schema_version " + sv->dump());
+  if (!numbers_in_range(j)) return make_error(name + " holds a number out of range: not a swizzleperf probe result");
   try {
     return j.get<ProbeResult>();
   } catch (const nlohmann::json::exception& e) {
