@@ -131,19 +131,12 @@ namespace {
 
 Result<Metrics> parse_ncu_csv_text(std::string_view text);
 
-// Errors echo fields of the CSV, and a quoted field may span lines: keep the
-// message one line (found by tests/fuzz/fuzz_ncu_csv).
-std::string one_line_message(std::string msg) {
-  for (char& c : msg)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  return msg;
-}
 
 }  // namespace
 
 Result<Metrics> parse_ncu_csv(std::string_view text) {
   auto r = parse_ncu_csv_text(text);
-  if (!r) return Error{one_line_message(r.error().message), r.error().fatal};
+  if (!r) return Error{one_line(r.error().message), r.error().fatal};
   return r;
 }
 

@@ -51,7 +51,8 @@ struct Dispatch {
 
 }  // namespace
 
-Result<Metrics> parse_rocprof_counters(std::string_view csv, std::string_view kernel_regex) {
+namespace {
+Result<Metrics> parse_rocprof_counters_text(std::string_view csv, std::string_view kernel_regex) {
   constexpr std::string_view file = "counter_collection.csv";
   if (is_blank(csv)) {
     return Error{"rocprofv3 counter_collection.csv is empty (no kernel dispatch was profiled)"};
@@ -165,7 +166,7 @@ Result<Metrics> parse_rocprof_counters(std::string_view csv, std::string_view ke
   return m;
 }
 
-Result<RocprofAgentInfo> parse_rocprof_agent_info(std::string_view csv) {
+Result<RocprofAgentInfo> parse_rocprof_agent_info_text(std::string_view csv) {
   constexpr std::string_view file = "agent_info.csv";
   if (is_blank(csv)) return Error{"rocprofv3 agent_info.csv is empty"};
   auto parsed = parse_csv(csv);
@@ -221,6 +222,22 @@ Result<RocprofAgentInfo> parse_rocprof_agent_info(std::string_view csv) {
   info.wave_front_size = get_int(column(header, "Wave_Front_Size"));
   info.node_id = get_int(column(header, "Node_Id"));
   return info;
+}
+
+}  // namespace
+
+// Errors echo fields of the CSV, and a quoted field may span lines: every error is
+// made one line here (found by tests/fuzz/fuzz_rocprof_csv).
+Result<Metrics> parse_rocprof_counters(std::string_view csv, std::string_view kernel_regex) {
+  auto r = parse_rocprof_counters_text(csv, kernel_regex);
+  if (!r) return Error{one_line(r.error().message), r.error().fatal};
+  return r;
+}
+
+Result<RocprofAgentInfo> parse_rocprof_agent_info(std::string_view csv) {
+  auto r = parse_rocprof_agent_info_text(csv);
+  if (!r) return Error{one_line(r.error().message), r.error().fatal};
+  return r;
 }
 
 }  // namespace swz

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "support/fixtures.h"
 
 namespace swz {
@@ -186,6 +188,20 @@ TEST(RocprofAgentInfo, Errors) {
   auto cut = parse_rocprof_agent_info("\"Agent_Type\",\"Name\",\"Cu_Count\"\n\"GPU\",\"gfx942\"\n");
   ASSERT_FALSE(cut.ok());
   EXPECT_NE(cut.error().message.find("line 2"), std::string::npos);
+}
+
+// An error echoed a quoted field spanning lines, so it had two lines (found by
+// tests/fuzz/fuzz_rocprof_csv): every error is one line.
+TEST(RocprofParser, FuzzRegressionInputsGiveAValueOrAOneLineError) {
+  for (const auto& e : std::filesystem::directory_iterator(fixture_path("fuzz/fuzz_rocprof_csv"))) {
+    const std::string text = read_text(e.path());
+    for (const char* regex : {"", "gemm_kernel"}) {
+      auto r = parse_rocprof_counters(text, regex);
+      if (!r.ok()) EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << e.path();
+    }
+    auto a = parse_rocprof_agent_info(text);
+    if (!a.ok()) EXPECT_EQ(a.error().message.find('\n'), std::string::npos) << e.path();
+  }
 }
 
 }  // namespace
