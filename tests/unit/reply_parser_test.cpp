@@ -57,6 +57,16 @@ TEST(ReplyParser, MalformedJsonIsAnErrorInStrictMode) {
   EXPECT_FALSE(p);
 }
 
+TEST(ReplyParser, NumberTooLargeForADoubleIsMalformedNotACrash) {
+  // nlohmann throws out_of_range (406), not parse_error, for '11e308'; found by
+  // fuzz_reply in CI (tests/fixtures/fuzz/fuzz_reply/number-overflow-406.json).
+  auto r = parse_reply_content("{\"code\": 11e308}", false);
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(has(r.error().message, "malformed reply: not valid JSON")) << r.error().message;
+  EXPECT_TRUE(has(r.error().message, "overflow")) << r.error().message;
+  EXPECT_FALSE(parse_reply_content("{\"code\": 11e308}", true));
+}
+
 TEST(ReplyParser, JsonThatIsNotAnObjectIsMalformed) {
   auto r = parse_reply_content("[1, 2, 3]", false);
   ASSERT_FALSE(r);
