@@ -214,7 +214,13 @@ bool Optimizer::finish_attempt_stages(Attempt& a, const fs::path& dir, const fs:
     return fail(AttemptStatus::run_failed, fmt::format("{} mode: {}: {}", mode, r.process.describe(),
                                                        tail_lines(r.process.err + r.process.out, 1)));
   };
-  if (!stage("verify", [&] {
+  // Candidates: verify, output check and timing in one process (`prog evaluate`),
+  // unless the program predates that mode or the baseline's reference is a dump.
+  std::optional<bool> one_process;
+  if (a.iteration > 0 && history_.baseline && !evaluate_unsupported_)
+    one_process = evaluate_in_one_process(a, dir, exe);
+  if (one_process && !*one_process) return false;
+  if (!one_process && !stage("verify", [&] {
         auto r = backend_.run_program(exe, {"verify"}, tools.run_timeout);
         (void)write_file_atomic(dir / "verify.log", r.process.out + r.process.err);
         a.validation["verify"] = r.json;
@@ -225,7 +231,7 @@ bool Optimizer::finish_attempt_stages(Attempt& a, const fs::path& dir, const fs:
       }))
     return false;
   if (interrupt_requested()) return false;
-  if (!stage("compare", [&] {
+  if (!one_process && !stage("compare", [&] {
         // Device-side digest / compare (loop/output_check); a full dump only on a mismatch.
         OutputCheck check(backend_, size_args(), dump_tol_);
         const auto o = a.iteration == 0 ? check.record_baseline(exe, dir, a.validation)
@@ -238,7 +244,7 @@ bool Optimizer::finish_attempt_stages(Attempt& a, const fs::path& dir, const fs:
       }))
     return false;
   if (interrupt_requested()) return false;
-  if (!stage("time", [&] {
+  if (!one_process && !stage("time", [&] {
         auto r = backend_.run_program(exe, time_args(), tools.run_timeout);
         (void)write_file_atomic(dir / "time.json", r.json.dump(2) + "\n");
         if (!r.process.success() || !r.json.contains("median_ms")) return run_failed("time", r);
@@ -258,6 +264,71 @@ bool Optimizer::finish_attempt_stages(Attempt& a, const fs::path& dir, const fs:
         return true;
       }))
     return false;
+  return true;
+}
+
+std::optional<bool> Optimizer::evaluate_in_one_process(Attempt& a, const fs::path& dir, const fs::path& exe) {
+  OutputCheck check(backend_, size_args(), dump_tol_);
+  const auto baseline_dir = opt_.run_dir / "baseline";
+  auto check_args = check.evaluate_args(dir, baseline_dir, history_.baseline->validation);
+  if (!check_args) return std::nullopt;
+  std::vector<std::string> args = time_args();
+  args.front() = "evaluate";
+  args.insert(args.end(), check_args->begin(), check_args->end());
+  const auto t0 = std::chrono::steady_clock::now();
+  // Three modes' work in one process: three modes' time limit.
+  auto r = backend_.run_program(exe, args, backend_.tools().run_timeout * 3);
+  a.stage_seconds["evaluate"] = secs_since(t0);
+  (void)write_file_atomic(dir / "evaluate.json", r.json.dump(2) + "\n");
+  const bool exited_1 =
+      r.process.started && !r.process.timed_out && r.process.term_signal == 0 && r.process.exit_code == 1;
+  const bool usage_error =
+      r.process.started && !r.process.timed_out && r.process.term_signal == 0 && r.process.exit_code == 2;
+  if (usage_error && !r.json.contains("verify")) {
+    // A program built before evaluate mode: the three-process path, for the rest of the run.
+    spdlog::info("the kernel program has no evaluate mode; verify, compare and time run as separate processes");
+    evaluate_unsupported_ = true;
+    a.stage_seconds.erase("evaluate");
+    return std::nullopt;
+  }
+  auto fail = [&](AttemptStatus st, std::string why) {
+    a.status = st;
+    a.reason = std::move(why);
+    return false;
+  };
+  auto run_failed = [&] {
+    return fail(AttemptStatus::run_failed, fmt::format("evaluate mode: {}: {}", r.process.describe(),
+                                                       tail_lines(r.process.err + r.process.out, 1)));
+  };
+  if (!r.process.success() && !exited_1) return run_failed();
+  if (r.json.is_object() && r.json.contains("seconds")) a.validation["evaluate_seconds"] = r.json["seconds"];
+  // Exit 1 without parts: the compare part stopped the program itself (e.g. output sizes differ).
+  const char* part_name = r.json.contains("hash") ? "hash" : "compare";
+  if (exited_1 && r.json.is_object() && !r.json.contains("verify")) {
+    auto o = check.judge_evaluated(r.json, true, exe, dir, baseline_dir, history_.baseline->validation, a.validation);
+    if (o.kind == OutputCheckResult::Kind::mismatch) return fail(AttemptStatus::validation_failed, o.reason);
+    return run_failed();
+  }
+  if (!r.json.is_object() || !r.json.contains("verify")) return run_failed();
+  a.validation["verify"] = r.json["verify"];
+  if (!r.json["verify"].is_object() || !r.json["verify"].value("ok", false)) {
+    if (exited_1) return fail(AttemptStatus::validation_failed, "verify mode: results differ from the CPU reference");
+    return run_failed();
+  }
+  if (!r.json.contains(part_name)) return run_failed();
+  auto o = check.judge_evaluated(r.json[part_name], exited_1, exe, dir, baseline_dir, history_.baseline->validation,
+                                 a.validation);
+  if (o.kind == OutputCheckResult::Kind::mismatch) return fail(AttemptStatus::validation_failed, o.reason);
+  if (o.kind != OutputCheckResult::Kind::ok) return fail(AttemptStatus::run_failed, "evaluate mode: " + o.reason);
+  if (!r.process.success() || !r.json.contains("time") || !r.json["time"].is_object() ||
+      !r.json["time"].contains("median_ms"))
+    return run_failed();
+  (void)write_file_atomic(dir / "time.json", r.json["time"].dump(2) + "\n");
+  try {
+    a.timing = r.json["time"].get<Timing>();
+  } catch (const nlohmann::json::exception& e) {
+    return fail(AttemptStatus::run_failed, std::string("evaluate mode: unreadable time part: ") + e.what());
+  }
   return true;
 }
 

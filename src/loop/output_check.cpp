@@ -129,64 +129,106 @@ OutputCheckResult OutputCheck::record_baseline(const fs::path& exe, const fs::pa
   return {};
 }
 
+std::optional<std::vector<std::string>> OutputCheck::evaluate_args(const fs::path& dir, const fs::path& baseline_dir,
+                                                                   const nlohmann::json& baseline_validation) const {
+  const nlohmann::json ref = baseline_validation.value("output_check", nlohmann::json::object());
+  const std::string mode = ref.value("mode", "dump");
+  if (mode == "hash") return std::vector<std::string>{"--chunks", (dir / "chunks.txt").string()};
+  if (mode == "compare")
+    return std::vector<std::string>{"--baseline", ref.value("file", (baseline_dir / "output.bin").string()), "--tol",
+                                    fmt::format("{}", dump_tol_)};
+  return std::nullopt;
+}
+
+OutputCheckResult OutputCheck::judge_hash(const nlohmann::json& line, const fs::path& exe, const fs::path& dir,
+                                          const fs::path& baseline_dir, const nlohmann::json& ref,
+                                          nlohmann::json& validation) {
+  const auto chunks = dir / "chunks.txt";
+  const std::string base_hash = ref.value("hash", ""), hash = field(line, "hash", std::string());
+  const auto base_bytes = ref.value("bytes", std::uint64_t{0}), bytes = field(line, "bytes", std::uint64_t{0});
+  validation["output_hash"] = hash;
+  if (hash == base_hash && bytes == base_bytes) {
+    validation["full_size_output"] = "matches the baseline (digest " + hash + ")";
+    std::error_code ec;
+    fs::remove(chunks, ec);
+    return {};
+  }
+  std::string where;
+  if (bytes != base_bytes) {
+    where = fmt::format("output sizes differ ({} vs {} bytes)", base_bytes, bytes);
+  } else {
+    auto a = read_chunk_digests(baseline_dir / "chunks.txt");
+    auto b = read_chunk_digests(chunks);
+    const auto cb = field(line, "chunk_bytes", std::uint64_t{0});
+    if (!a || !b) {
+      where = fmt::format("digest {} differs from the baseline's {} (chunk digests unreadable: {})", hash, base_hash,
+                          !a ? a.error().message : b.error().message);
+    } else if (auto c = first_differing_chunk(*a, *b)) {
+      const std::uint64_t lo = *c * cb, hi = std::min<std::uint64_t>(lo + cb, bytes);
+      where = fmt::format("digest {} differs from the baseline's {}; first differing chunk {} of {} (bytes {}..{})",
+                          hash, base_hash, *c, b->size(), lo, hi == 0 ? 0 : hi - 1);
+    } else {
+      where = fmt::format("digest {} differs from the baseline's {} (every chunk digest matches)", hash, base_hash);
+    }
+  }
+  return mismatch(exe, dir, where, validation);
+}
+
+OutputCheckResult OutputCheck::judge_compare(const nlohmann::json& line, bool exited_1, const fs::path& exe,
+                                             const fs::path& dir, nlohmann::json& validation) {
+  if (!exited_1 && field(line, "ok", false)) {
+    validation["full_size_output"] = fmt::format("matches the baseline within rel tol {}", dump_tol_);
+    return {};
+  }
+  if (exited_1 && line.is_object() && line.contains("mismatches"))
+    return mismatch(exe, dir,
+                    fmt::format("{} of {} output values differ from the baseline's beyond rel tol {} (first at index {})",
+                                field(line, "mismatches", std::uint64_t{0}), field(line, "values", std::uint64_t{0}),
+                                dump_tol_, field(line, "first_index", std::int64_t{-1})),
+                    validation);
+  if (exited_1 && line.is_object() && line.contains("error"))
+    return mismatch(exe, dir, field(line, "error", std::string()), validation);
+  return {OutputCheckResult::Kind::run_failed, "compare: the program's line says neither ok nor how many values differ"};
+}
+
+OutputCheckResult OutputCheck::mismatch(const fs::path& exe, const fs::path& dir, const std::string& what,
+                                        nlohmann::json& validation) {
+  const std::string why = what + keep_dump(exe, dir);
+  validation["full_size_output"] = why;
+  return {OutputCheckResult::Kind::mismatch, "full-size output: " + why};
+}
+
+OutputCheckResult OutputCheck::judge_evaluated(const nlohmann::json& part, bool exited_1, const fs::path& exe,
+                                               const fs::path& dir, const fs::path& baseline_dir,
+                                               const nlohmann::json& baseline_validation, nlohmann::json& validation) {
+  const nlohmann::json ref = baseline_validation.value("output_check", nlohmann::json::object());
+  if (ref.value("mode", "dump") == "hash") {
+    if (!part.is_object() || !part.contains("hash"))
+      return {OutputCheckResult::Kind::run_failed, "evaluate mode: no digest in the program's hash part"};
+    return judge_hash(part, exe, dir, baseline_dir, ref, validation);
+  }
+  return judge_compare(part, exited_1, exe, dir, validation);
+}
+
 OutputCheckResult OutputCheck::check_candidate(const fs::path& exe, const fs::path& dir, const fs::path& baseline_dir,
                                                const nlohmann::json& baseline_validation, nlohmann::json& validation) {
   using Kind = OutputCheckResult::Kind;
   const nlohmann::json ref = baseline_validation.value("output_check", nlohmann::json::object());
   const std::string mode = ref.value("mode", "dump");
-  auto mismatch = [&](const std::string& what) -> OutputCheckResult {
-    const std::string why = what + keep_dump(exe, dir);
-    validation["full_size_output"] = why;
-    return {Kind::mismatch, "full-size output: " + why};
-  };
   if (mode == "hash") {
-    const auto chunks = dir / "chunks.txt";
-    auto r = run(exe, {"hash", "--chunks", chunks.string()});
+    auto r = run(exe, {"hash", "--chunks", (dir / "chunks.txt").string()});
     if (!r.process.success() || !r.json.contains("hash")) return run_failed("hash", r);
-    const std::string base_hash = ref.value("hash", ""), hash = field(r.json, "hash", std::string());
-    const auto base_bytes = ref.value("bytes", std::uint64_t{0}), bytes = field(r.json, "bytes", std::uint64_t{0});
-    validation["output_hash"] = hash;
-    if (hash == base_hash && bytes == base_bytes) {
-      validation["full_size_output"] = "matches the baseline (digest " + hash + ")";
-      std::error_code ec;
-      fs::remove(chunks, ec);
-      return {};
-    }
-    std::string where;
-    if (bytes != base_bytes) {
-      where = fmt::format("output sizes differ ({} vs {} bytes)", base_bytes, bytes);
-    } else {
-      auto a = read_chunk_digests(baseline_dir / "chunks.txt");
-      auto b = read_chunk_digests(chunks);
-      const auto cb = field(r.json, "chunk_bytes", std::uint64_t{0});
-      if (!a || !b) {
-        where = fmt::format("digest {} differs from the baseline's {} (chunk digests unreadable: {})", hash,
-                            base_hash, !a ? a.error().message : b.error().message);
-      } else if (auto c = first_differing_chunk(*a, *b)) {
-        const std::uint64_t lo = *c * cb, hi = std::min<std::uint64_t>(lo + cb, bytes);
-        where = fmt::format("digest {} differs from the baseline's {}; first differing chunk {} of {} (bytes {}..{})",
-                            hash, base_hash, *c, b->size(), lo, hi == 0 ? 0 : hi - 1);
-      } else {
-        where = fmt::format("digest {} differs from the baseline's {} (every chunk digest matches)", hash, base_hash);
-      }
-    }
-    return mismatch(where);
+    return judge_hash(r.json, exe, dir, baseline_dir, ref, validation);
   }
   if (mode == "compare") {
     const fs::path base_file = ref.value("file", (baseline_dir / "output.bin").string());
     auto r = run(exe, {"compare", base_file.string(), "--tol", fmt::format("{}", dump_tol_)});
     const bool exited_1 = r.process.started && !r.process.timed_out && r.process.term_signal == 0 &&
                           r.process.exit_code == 1;
-    if (r.process.success() && field(r.json, "ok", false)) {
-      validation["full_size_output"] = fmt::format("matches the baseline within rel tol {}", dump_tol_);
-      return {};
-    }
-    if (exited_1 && r.json.contains("mismatches"))
-      return mismatch(fmt::format("{} of {} output values differ from the baseline's beyond rel tol {} (first at index {})",
-                                  field(r.json, "mismatches", std::uint64_t{0}), field(r.json, "values", std::uint64_t{0}),
-                                  dump_tol_, field(r.json, "first_index", std::int64_t{-1})));
-    if (exited_1 && r.json.contains("error")) return mismatch(field(r.json, "error", std::string()));
-    return run_failed("compare", r);
+    if (!r.process.success() && !exited_1) return run_failed("compare", r);
+    auto o = judge_compare(r.json, exited_1, exe, dir, validation);
+    if (o.kind == Kind::run_failed) return run_failed("compare", r);
+    return o;
   }
   // "dump": both outputs on disk, compared on the host (histories from before hash mode).
   auto r = run(exe, {"dump", (dir / "output.bin").string()});

@@ -103,9 +103,41 @@ TEST(OptimizeE2E, ExactKernelsAreComparedByDigestWithoutOutputFiles) {
     if (a["status"] != "ok") continue;
     ++ok;
     EXPECT_EQ(a["validation"]["output_hash"], ref["hash"]);
-    EXPECT_TRUE(a["stage_seconds"].contains("compare"));
+    // verify, digest and timing in one process (`prog evaluate`).
+    EXPECT_TRUE(a["stage_seconds"].contains("evaluate")) << a["stage_seconds"].dump();
+    EXPECT_FALSE(a["stage_seconds"].contains("verify"));
+    EXPECT_TRUE(a["validation"]["verify"].value("ok", false));
+    EXPECT_TRUE(fs::exists(dir / "evaluate.json"));
   }
   EXPECT_GT(ok, 0);
+  // The baseline records its reference with the separate modes.
+  EXPECT_TRUE(h["baseline"]["stage_seconds"].contains("compare"));
+}
+
+// A program without evaluate mode (built before it existed) falls back to separate
+// verify / hash / time processes, and the run is the same attempt for attempt.
+TEST(OptimizeE2E, AProgramWithoutEvaluateModeGivesTheSameRunThroughSeparateModes) {
+  TempDir tmp;
+  auto kernel = copy_gemm(tmp);
+  ASSERT_EQ(run_cli(optimize_args(kernel, tmp / "one", 5), tmp.path()).exit_code, 0);
+  auto r = run_cli(optimize_args(kernel, tmp / "three", 5), tmp.path(), {"SWZ_FAKE_NO_EVALUATE=1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto a = load_json(tmp / "one" / "history.json"), b = load_json(tmp / "three" / "history.json");
+  ASSERT_EQ(a["attempts"].size(), b["attempts"].size());
+  int ok = 0;
+  for (size_t i = 0; i < a["attempts"].size(); ++i) {
+    const auto &x = a["attempts"][i], &y = b["attempts"][i];
+    for (const char* k : {"iteration", "label", "status", "reason", "region", "metrics", "timing", "speedup"})
+      EXPECT_EQ(x.value(k, nlohmann::json()), y.value(k, nlohmann::json())) << "attempt " << i << " field " << k;
+    EXPECT_EQ(x["validation"].value("output_hash", ""), y["validation"].value("output_hash", ""));
+    if (y["status"] != "ok") continue;
+    ++ok;
+    EXPECT_TRUE(x["stage_seconds"].contains("evaluate"));
+    EXPECT_FALSE(y["stage_seconds"].contains("evaluate"));
+    EXPECT_TRUE(y["stage_seconds"].contains("compare"));
+  }
+  EXPECT_GT(ok, 0);
+  EXPECT_EQ(read_text(tmp / "one" / "best.hip"), read_text(tmp / "three" / "best.hip"));
 }
 
 // dump_tol > 0: one dump for the baseline, candidates compared on the device.

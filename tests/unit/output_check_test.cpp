@@ -132,6 +132,63 @@ TEST_F(OutputCheckStage, CompareModeUsesTheBaselineDumpAndTheTolerance) {
   EXPECT_TRUE(fs::exists(tmp / "diff" / "output.bin"));
 }
 
+// evaluate mode: the arguments match the baseline's reference, and the output part
+// of the program's one line is judged like the separate hash / compare modes.
+TEST_F(OutputCheckStage, EvaluatePartsAreJudgedLikeTheSeparateModes) {
+  const auto base = build("baseline", "  return pid;");
+  const auto same = build("rev", "  return num_pids - 1 - pid;");
+  const auto diff = build("diff", "  return num_pids - 1 - pid;  // SWZ_FAKE_DUMP_DIFF");
+  auto evaluate = [&](const fs::path& exe, const std::vector<std::string>& extra) {
+    std::vector<std::string> args{"evaluate", "--reps", "2", "--warmup", "1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return backend->run_program(exe, args, std::chrono::seconds(30));
+  };
+  // hash reference
+  OutputCheck exact(*backend, {}, 0.0);
+  nlohmann::json bv;
+  ASSERT_EQ(exact.record_baseline(base, tmp / "baseline", bv).kind, OutputCheckResult::Kind::ok);
+  auto args = exact.evaluate_args(tmp / "rev", tmp / "baseline", bv);
+  ASSERT_TRUE(args);
+  EXPECT_EQ(*args, (std::vector<std::string>{"--chunks", (tmp / "rev" / "chunks.txt").string()}));
+  auto r = evaluate(same, *args);
+  ASSERT_TRUE(r.process.success()) << r.process.err;
+  ASSERT_TRUE(r.json.contains("hash") && r.json.contains("verify") && r.json.contains("time")) << r.json.dump();
+  nlohmann::json v;
+  EXPECT_EQ(exact.judge_evaluated(r.json["hash"], false, same, tmp / "rev", tmp / "baseline", bv, v).kind,
+            OutputCheckResult::Kind::ok);
+  EXPECT_FALSE(fs::exists(tmp / "rev" / "chunks.txt"));
+  r = evaluate(diff, *exact.evaluate_args(tmp / "diff", tmp / "baseline", bv));
+  ASSERT_TRUE(r.process.success()) << r.process.err;  // a digest is not judged on the device
+  auto bad = exact.judge_evaluated(r.json["hash"], false, diff, tmp / "diff", tmp / "baseline", bv, v);
+  EXPECT_EQ(bad.kind, OutputCheckResult::Kind::mismatch);
+  EXPECT_NE(bad.reason.find("first differing chunk 3 of 4 (bytes 768..1023)"), std::string::npos) << bad.reason;
+  EXPECT_TRUE(fs::exists(tmp / "diff" / "output.bin"));
+  EXPECT_EQ(exact.judge_evaluated(nlohmann::json::object(), false, diff, tmp / "diff", tmp / "baseline", bv, v).kind,
+            OutputCheckResult::Kind::run_failed);
+
+  // compare reference (a dump), tolerance 0: the program itself says the values differ.
+  fs::create_directories(tmp / "ref2");
+  fs::remove(tmp / "diff" / "output.bin");
+  OutputCheck tight(*backend, {}, 0.0);
+  nlohmann::json cv;
+  ASSERT_EQ(OutputCheck(*backend, {}, 1e-6).record_baseline(base, tmp / "ref2", cv).kind, OutputCheckResult::Kind::ok);
+  auto cargs = tight.evaluate_args(tmp / "diff", tmp / "ref2", cv);
+  ASSERT_TRUE(cargs);
+  EXPECT_EQ(cargs->front(), "--baseline");
+  r = evaluate(diff, *cargs);
+  EXPECT_EQ(r.process.exit_code, 1);
+  ASSERT_TRUE(r.json.contains("compare")) << r.json.dump();
+  EXPECT_FALSE(r.json.contains("time"));  // stops at the first failing part
+  auto beyond = tight.judge_evaluated(r.json["compare"], true, diff, tmp / "diff", tmp / "ref2", cv, v);
+  EXPECT_EQ(beyond.kind, OutputCheckResult::Kind::mismatch);
+  EXPECT_NE(beyond.reason.find("1 of 256 output values differ"), std::string::npos) << beyond.reason;
+
+  // A plain-dump reference has no evaluate form.
+  nlohmann::json dump_ref = {{"output_check", {{"mode", "dump"}}}};
+  EXPECT_FALSE(tight.evaluate_args(tmp / "diff", tmp / "baseline", dump_ref));
+  EXPECT_FALSE(tight.evaluate_args(tmp / "diff", tmp / "baseline", nlohmann::json::object()));
+}
+
 TEST_F(OutputCheckStage, AHistoryWithoutAnOutputCheckFallsBackToDumps) {
   const auto base = build("baseline", "  return pid;");
   ASSERT_TRUE(backend->run_program(base, {"dump", (tmp / "baseline" / "output.bin").string()}, std::chrono::seconds(30))

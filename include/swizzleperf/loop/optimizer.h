@@ -1,6 +1,7 @@
 // Optimizer: the loop. Measure the unswizzled baseline, then per iteration:
-// propose -> mapping check (host) -> splice -> build -> verify -> compare the
-// full-size output with the baseline's -> time -> profile -> append to the
+// propose -> mapping check (host) -> splice -> build -> verify + compare the
+// full-size output with the baseline's + time (one `prog evaluate` process for a
+// candidate, three modes for the baseline) -> profile -> append to the
 // history (atomically) -> keep the best validated kernel. Ctrl-C stops at a
 // clean point; --resume continues without repeating a finished attempt.
 #pragma once
@@ -55,6 +56,11 @@ class Optimizer {
   Status measure_baseline();
   Attempt evaluate(int iteration, const Proposal& proposal, const std::filesystem::path& dir);
   bool finish_attempt_stages(Attempt& a, const std::filesystem::path& dir, const std::filesystem::path& exe);
+  // verify + output check + time as one `prog evaluate` process (a candidate). true:
+  // all passed (a.timing set); false: a's status and reason say why; nullopt: the
+  // program has no evaluate mode or the reference is a dump (use the separate modes).
+  std::optional<bool> evaluate_in_one_process(Attempt& a, const std::filesystem::path& dir,
+                                              const std::filesystem::path& exe);
   Status save();
   void update_best();
   // Interleaved re-check against the baseline binary for a candidate that could
@@ -76,6 +82,7 @@ class Optimizer {
   TileGrid grid_;
   std::string kernel_regex_;
   double dump_tol_ = 0;
+  bool evaluate_unsupported_ = false;  // the program answered evaluate with a usage error
   std::filesystem::path history_path_;
   std::unique_ptr<BuildPool> pool_;  // lives for one run()
 };

@@ -47,7 +47,28 @@ class OutputCheck {
                                     const std::filesystem::path& baseline_dir,
                                     const nlohmann::json& baseline_validation, nlohmann::json& validation);
 
+  // For the program's evaluate mode (verify + output check + time in one process):
+  // the output-check options that match the baseline's reference, {"--chunks",
+  // dir/chunks.txt} (hash) or {"--baseline", FILE, "--tol", T} (compare); nullopt
+  // for a plain-dump reference, which evaluate cannot check.
+  std::optional<std::vector<std::string>> evaluate_args(const std::filesystem::path& dir,
+                                                        const std::filesystem::path& baseline_dir,
+                                                        const nlohmann::json& baseline_validation) const;
+  // Judges the output part of an evaluate line (its "hash" or "compare" object, or
+  // the program's error line when the compare itself failed with exit 1) by the same
+  // rules as check_candidate, including the dump kept on a mismatch.
+  OutputCheckResult judge_evaluated(const nlohmann::json& part, bool exited_1, const std::filesystem::path& exe,
+                                    const std::filesystem::path& dir, const std::filesystem::path& baseline_dir,
+                                    const nlohmann::json& baseline_validation, nlohmann::json& validation);
+
  private:
+  OutputCheckResult judge_hash(const nlohmann::json& line, const std::filesystem::path& exe,
+                               const std::filesystem::path& dir, const std::filesystem::path& baseline_dir,
+                               const nlohmann::json& ref, nlohmann::json& validation);
+  OutputCheckResult judge_compare(const nlohmann::json& line, bool exited_1, const std::filesystem::path& exe,
+                                  const std::filesystem::path& dir, nlohmann::json& validation);
+  OutputCheckResult mismatch(const std::filesystem::path& exe, const std::filesystem::path& dir,
+                             const std::string& what, nlohmann::json& validation);
   ProgramRun run(const std::filesystem::path& exe, std::vector<std::string> args);
   OutputCheckResult run_failed(const char* mode, const ProgramRun& r);
   // Runs dump into dir/output.bin after a mismatch; returns " (candidate output kept in PATH)"
