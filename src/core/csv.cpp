@@ -186,10 +186,4 @@ std::optional<double> parse_number(std::string_view text) {
   return value;
 }
 
-std::string one_line(std::string message) {
-  for (char& c : message)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  return message;
-}
-
 }  // namespace swz

@@ -2,6 +2,7 @@
 // regions in. Diffs use Debian's dtl (libdtl-dev): a maintained Myers diff with
 // unified-hunk output, which beats hand-writing one.
 #include "swizzleperf/core/kernel_source.h"
+#include "swizzleperf/core/text.h"
 
 #include <dtl/dtl.hpp>
 
@@ -17,13 +18,6 @@ namespace {
 
 constexpr std::string_view kBegin = "// swizzleperf:begin";
 constexpr std::string_view kEnd = "// swizzleperf:end";
-
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 struct Line {
   std::size_t begin, end;  // [begin, end) excluding the newline

@@ -1,5 +1,6 @@
 // ChatClient over libcurl; see chat_client.h for the contract.
 #include "swizzleperf/llm/chat_client.h"
+#include "swizzleperf/core/text.h"
 
 #include <curl/curl.h>
 
@@ -22,26 +23,8 @@ namespace {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-std::string trim(std::string s) {
-  auto not_space = [](unsigned char c) { return !std::isspace(c); };
-  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
-  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
-  return s;
-}
-
 // Errors are one line; a server may send pages of HTML or a stack trace.
-std::string one_line(std::string s, std::size_t max_chars = 300) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  s = trim(std::move(s));
-  if (s.size() > max_chars) s = s.substr(0, max_chars) + "...";
-  return s;
-}
+constexpr std::size_t kErrorChars = 300;
 
 void ensure_curl_global_init() {
   // curl_global_init is not thread-safe and must run once per process.
@@ -58,7 +41,7 @@ size_t write_header(char* data, size_t size, size_t count, void* user) {
   std::string line(data, size * count);
   auto colon = line.find(':');
   if (colon != std::string::npos) {
-    static_cast<Headers*>(user)->emplace_back(lower(trim(line.substr(0, colon))),
+    static_cast<Headers*>(user)->emplace_back(to_lower(trim(line.substr(0, colon))),
                                                trim(line.substr(colon + 1)));
   } else if (line.rfind("HTTP/", 0) == 0) {
     // A new status line (e.g. after a redirect or 100-continue): earlier headers are stale.
@@ -164,15 +147,15 @@ std::string server_error_message(const std::string& body) {
     if (j.contains("error")) {
       const auto& e = j["error"];
       if (e.is_object() && e.contains("message") && e["message"].is_string())
-        return one_line(e["message"].get<std::string>());
-      if (e.is_string()) return one_line(e.get<std::string>());
+        return one_line(e["message"].get<std::string>(), kErrorChars);
+      if (e.is_string()) return one_line(e.get<std::string>(), kErrorChars);
     }
     if (j.contains("message") && j["message"].is_string())
-      return one_line(j["message"].get<std::string>());
+      return one_line(j["message"].get<std::string>(), kErrorChars);
     if (j.contains("detail"))
-      return one_line(j["detail"].is_string() ? j["detail"].get<std::string>() : j["detail"].dump());
+      return one_line(j["detail"].is_string() ? j["detail"].get<std::string>() : j["detail"].dump(), kErrorChars);
   }
-  return one_line(body);
+  return one_line(body, kErrorChars);
 }
 
 void default_sleep(double seconds) {
@@ -330,7 +313,7 @@ Result<ChatReply> ChatClient::complete(const ChatRequest& request, ChatFailure* 
     if (ex.curl_code != CURLE_OK) {
       std::string why = ex.curl_code == CURLE_OPERATION_TIMEDOUT
                             ? "no reply within " + std::to_string(options_.timeout_s) + " s"
-                            : one_line(ex.curl_error);
+                            : one_line(ex.curl_error, kErrorChars);
       if (retryable_curl_error(ex.curl_code) && wait_for_retry(std::nullopt, why)) continue;
       if (interrupt_requested()) return give_up("LLM request interrupted", true);
       return give_up("LLM request to " + url + " failed after " + std::to_string(attempts) +
@@ -392,7 +375,7 @@ Result<ChatReply> ChatClient::complete(const ChatRequest& request, ChatFailure* 
                      true);
     }
     if (ex.status == 400) {
-      const std::string text = lower(ex.body);
+      const std::string text = to_lower(ex.body);
       if (request.json_schema &&
           (text.find("response_format") != std::string::npos ||
            text.find("json_schema") != std::string::npos)) {

@@ -1,5 +1,6 @@
 // Reply parser; see reply_parser.h for the contract.
 #include "swizzleperf/llm/reply_parser.h"
+#include "swizzleperf/core/text.h"
 
 #include <algorithm>
 #include <vector>
@@ -9,26 +10,6 @@
 namespace swz {
 
 namespace {
-
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-std::string one_line(std::string s, std::size_t max_chars = 200) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  s = trim(s);
-  if (s.size() > max_chars) s = s.substr(0, max_chars) + "...";
-  return s;
-}
 
 struct Fence {
   std::string info;  // the word after the opening ```, lower-cased
@@ -46,7 +27,7 @@ std::vector<Fence> find_fences(std::string_view text) {
     if (info_end == std::string_view::npos) break;
     Fence f;
     f.begin = pos;
-    f.info = lower(trim(text.substr(pos + 3, info_end - pos - 3)));
+    f.info = to_lower(trim(text.substr(pos + 3, info_end - pos - 3)));
     if (auto sp = f.info.find_first_of(" \t{"); sp != std::string::npos) f.info.resize(sp);
     std::size_t close = text.find("```", info_end + 1);
     if (close == std::string_view::npos) {
@@ -217,7 +198,7 @@ Result<ParsedReply> parse_reply_content(std::string_view content, bool lenient) 
 
 Result<ParsedReply> parse_reply(const ChatReply& reply, bool lenient) {
   if (reply.refusal)
-    return make_error("the model refused: " + one_line(*reply.refusal));
+    return make_error("the model refused: " + one_line(*reply.refusal, 200));
   if (reply.finish_reason == "content_filter")
     return make_error("the reply was blocked by the server's content filter");
   if (reply.finish_reason == "length")

@@ -1,5 +1,6 @@
 // Kernel-by-kernel comparison and its two renderings (Markdown, JUnit).
 #include "swizzleperf/loop/compare.h"
+#include "swizzleperf/core/text.h"
 
 #include <fmt/format.h>
 
@@ -9,9 +10,7 @@ namespace swz {
 
 namespace {
 
-std::string num(const std::optional<double>& v, const char* f = "{:.2f}") {
-  return v ? fmt::format(fmt::runtime(f), *v) : "–";
-}
+std::string num(const std::optional<double>& v, const char* f = "{:.2f}") { return format_or(v, "–", f); }
 
 // A table cell: one line, no column break, no HTML (labels and errors may come from an LLM).
 std::string cell(const std::string& text) {

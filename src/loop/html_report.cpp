@@ -2,6 +2,7 @@
 // every number shown is formatted here, every string escaped with xml_escape
 // (valid for HTML text and attributes, and it repairs invalid UTF-8).
 #include "swizzleperf/loop/html_report.h"
+#include "swizzleperf/core/text.h"
 
 #include <fmt/format.h>
 
@@ -18,9 +19,7 @@ namespace {
 
 std::string esc(std::string_view s) { return xml_escape(s); }
 
-std::string num(const std::optional<double>& v, const char* f = "{:.2f}") {
-  return v ? fmt::format(fmt::runtime(f), *v) : "–";
-}
+std::string num(const std::optional<double>& v, const char* f = "{:.2f}") { return format_or(v, "–", f); }
 
 std::optional<double> l2_of(const Attempt& a) { return a.metrics ? a.metrics->l2_hit_pct : std::nullopt; }
 std::optional<double> ms_of(const Attempt& a) { return a.timing ? std::optional<double>(a.timing->median_ms) : std::nullopt; }

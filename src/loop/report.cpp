@@ -1,5 +1,6 @@
 // Reports: baseline vs best side by side, then every attempt in order.
 #include "swizzleperf/loop/report.h"
+#include "swizzleperf/core/stats.h"
 
 #include <fmt/format.h>
 
@@ -36,12 +37,6 @@ nlohmann::json attempt_brief(const Attempt& a) {
   if (auto v = dram(a)) j["dram_bytes"] = *v;
   if (!a.reason.empty()) j["reason"] = a.reason;
   return j;
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Results files -> KernelResult rows. The shape decides the reader; anything
 // else is refused with a line naming the file and the shapes accepted.
 #include "swizzleperf/loop/results.h"
+#include "swizzleperf/core/json_field.h"
 
 #include <algorithm>
 
@@ -13,16 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-template <typename T>
-void get(const nlohmann::json& j, const char* k, std::optional<T>& v) {
-  if (!j.is_object() || !j.contains(k) || j[k].is_null()) return;
-  if constexpr (std::is_same_v<T, bool>) {
-    if (j[k].is_boolean()) v = j[k].get<bool>();
-  } else {
-    if (j[k].is_number()) v = j[k].get<T>();
-  }
-}
-
 std::string str(const nlohmann::json& j, const char* k) {
   return j.is_object() && j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : "";
 }
@@ -30,9 +21,9 @@ std::string str(const nlohmann::json& j, const char* k) {
 // The statistics fields, wherever a writer put them (the best brief first, then the top).
 void read_extras(const nlohmann::json& brief, const nlohmann::json& top, KernelResult& r) {
   for (const auto* j : {&brief, &top}) {
-    if (!r.speedup_ci_low) get(*j, "speedup_ci_low", r.speedup_ci_low);
-    if (!r.speedup_ci_high) get(*j, "speedup_ci_high", r.speedup_ci_high);
-    if (!r.significant) get(*j, "significant", r.significant);
+    if (!r.speedup_ci_low) read_optional(*j, "speedup_ci_low", r.speedup_ci_low);
+    if (!r.speedup_ci_high) read_optional(*j, "speedup_ci_high", r.speedup_ci_high);
+    if (!r.significant) read_optional(*j, "significant", r.significant);
     if (r.objective.empty()) r.objective = str(*j, "objective");
   }
 }
@@ -52,11 +43,11 @@ KernelResult from_suite_row(const nlohmann::json& j) {
   r.validated = j.value("validated", false);
   r.error = str(j, "error");
   r.pattern = str(j, "best_pattern");
-  get(j, "baseline_l2_hit_pct", r.baseline_l2);
-  get(j, "best_l2_hit_pct", r.best_l2);
-  get(j, "baseline_ms", r.baseline_ms);
-  get(j, "best_ms", r.best_ms);
-  get(j, "speedup", r.speedup);
+  read_optional(j, "baseline_l2_hit_pct", r.baseline_l2);
+  read_optional(j, "best_l2_hit_pct", r.best_l2);
+  read_optional(j, "baseline_ms", r.baseline_ms);
+  read_optional(j, "best_ms", r.best_ms);
+  read_optional(j, "speedup", r.speedup);
   read_extras(j, j, r);
   return r;
 }
@@ -65,17 +56,17 @@ KernelResult from_single(const nlohmann::json& j) {
   KernelResult r;
   r.kernel = kernel_key(str(j, "kernel"));
   const auto& base = j["baseline"];
-  get(base, "l2_hit_pct", r.baseline_l2);
-  get(base, "median_ms", r.baseline_ms);
+  read_optional(base, "l2_hit_pct", r.baseline_l2);
+  read_optional(base, "median_ms", r.baseline_ms);
   const char* best_key = j.contains("best") && j["best"].is_object() ? "best"
                          : j.contains("committed") && j["committed"].is_object() ? "committed" : nullptr;
   if (best_key) {
     const auto& b = j[best_key];
     r.validated = str(b, "status").empty() || str(b, "status") == "ok";
     r.pattern = str(b, "label");
-    get(b, "l2_hit_pct", r.best_l2);
-    get(b, "median_ms", r.best_ms);
-    get(b, "speedup", r.speedup);
+    read_optional(b, "l2_hit_pct", r.best_l2);
+    read_optional(b, "median_ms", r.best_ms);
+    read_optional(b, "speedup", r.speedup);
     if (!r.validated) r.error = str(b, "reason");
     read_extras(b, j, r);
   } else {
@@ -83,7 +74,7 @@ KernelResult from_single(const nlohmann::json& j) {
     if (r.error.empty()) r.error = "no validated kernel (state " + (str(j, "state").empty() ? "?" : str(j, "state")) + ")";
     read_extras(nlohmann::json::object(), j, r);
   }
-  if (!r.speedup) get(j, "speedup", r.speedup);
+  if (!r.speedup) read_optional(j, "speedup", r.speedup);
   return r;
 }
 

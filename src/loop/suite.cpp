@@ -1,5 +1,7 @@
 // Suite rows are derived from each kernel's history; nothing is re-measured.
 #include "swizzleperf/loop/suite.h"
+#include "swizzleperf/core/json_field.h"
+#include "swizzleperf/core/text.h"
 
 #include <fmt/format.h>
 
@@ -18,19 +20,14 @@ template <typename T>
 void put(nlohmann::json& j, const char* k, const std::optional<T>& v) {
   j[k] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
-template <typename T>
-void get(const nlohmann::json& j, const char* k, std::optional<T>& v) {
-  if (j.contains(k) && !j[k].is_null()) v = j[k].get<T>();
-}
 
 std::optional<double> dram_of(const Attempt& a) {
   if (!a.metrics || !a.metrics->dram_read_bytes) return std::nullopt;
   return *a.metrics->dram_read_bytes + a.metrics->dram_write_bytes.value_or(0);
 }
 
-std::string num(const std::optional<double>& v, const char* f = "{:.2f}") {
-  return v ? fmt::format(fmt::runtime(f), *v) : "";
-}
+// A CSV or Markdown cell: empty when there is no value.
+std::string num(const std::optional<double>& v, const char* f = "{:.2f}") { return format_or(v, "", f); }
 
 }  // namespace
 
@@ -68,21 +65,21 @@ void from_json(const nlohmann::json& j, SuiteRow& r) {
   r.attempts = j.value("attempts", 0);
   r.wall_s = j.value("wall_s", 0.0);
   r.run_dir = j.value("run_dir", "");
-  get(j, "baseline_l2_hit_pct", r.baseline_l2);
-  get(j, "best_l2_hit_pct", r.best_l2);
-  get(j, "ideal_l2_hit_pct", r.ideal_l2);
-  get(j, "headroom_captured", r.headroom_captured);
-  get(j, "baseline_dram_bytes", r.baseline_dram);
-  get(j, "best_dram_bytes", r.best_dram);
-  get(j, "baseline_fabric_sectors", r.baseline_fabric);
-  get(j, "best_fabric_sectors", r.best_fabric);
-  get(j, "baseline_ms", r.baseline_ms);
-  get(j, "best_ms", r.best_ms);
-  get(j, "speedup", r.speedup);
-  get(j, "speedup_ci_low", r.speedup_ci_low);
-  get(j, "speedup_ci_high", r.speedup_ci_high);
-  get(j, "significant", r.significant);
-  get(j, "best_l2_speedup", r.best_l2_speedup);
+  read_optional(j, "baseline_l2_hit_pct", r.baseline_l2);
+  read_optional(j, "best_l2_hit_pct", r.best_l2);
+  read_optional(j, "ideal_l2_hit_pct", r.ideal_l2);
+  read_optional(j, "headroom_captured", r.headroom_captured);
+  read_optional(j, "baseline_dram_bytes", r.baseline_dram);
+  read_optional(j, "best_dram_bytes", r.best_dram);
+  read_optional(j, "baseline_fabric_sectors", r.baseline_fabric);
+  read_optional(j, "best_fabric_sectors", r.best_fabric);
+  read_optional(j, "baseline_ms", r.baseline_ms);
+  read_optional(j, "best_ms", r.best_ms);
+  read_optional(j, "speedup", r.speedup);
+  read_optional(j, "speedup_ci_low", r.speedup_ci_low);
+  read_optional(j, "speedup_ci_high", r.speedup_ci_high);
+  read_optional(j, "significant", r.significant);
+  read_optional(j, "best_l2_speedup", r.best_l2_speedup);
   r.objective = j.value("objective", "");
   r.verdict = j.value("verdict", "");
   r.best_l2_pattern = j.value("best_l2_pattern", "");

@@ -1,12 +1,14 @@
 // Sweep measurement: two executables built once; per size, the mapping is
 // checked on that size's grid, outputs compared, then both timed and profiled.
 #include "swizzleperf/loop/sweep.h"
+#include "swizzleperf/core/text.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/mapping_check.h"
+#include "swizzleperf/core/stats.h"
 #include "swizzleperf/loop/optimizer.h"
 #include "swizzleperf/loop/speed_judge.h"
 
@@ -22,9 +24,7 @@ std::string size_str(const std::vector<int>& s) {
   return o;
 }
 
-std::string num(const std::optional<double>& v, const char* f = "{:.2f}") {
-  return v ? fmt::format(fmt::runtime(f), *v) : "n/a";
-}
+std::string num(const std::optional<double>& v, const char* f = "{:.2f}") { return format_or(v, "n/a", f); }
 
 }  // namespace
 

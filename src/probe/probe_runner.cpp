@@ -1,6 +1,8 @@
 // `swizzleperf probe` on the device: build and run the topology probe, profile
 // its reader launches with ncu, assemble and store the ProbeResult.
 #include "swizzleperf/probe/probe_runner.h"
+#include "swizzleperf/core/stats.h"
+#include "swizzleperf/core/text.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -19,24 +21,12 @@ namespace swz::probe {
 
 namespace {
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return std::string(s);
-}
-
 // A program's own one-line error ({"mode":"error","error":...}) or its last stderr line.
 std::string program_failure(const ProgramRun& run) {
   std::string why = run.process.describe();
   if (run.json.is_object() && run.json.contains("error")) return why + ": " + run.json.value("error", "");
   const auto tail = tail_lines(run.process.err.empty() ? run.process.out : run.process.err, 1);
   return tail.empty() ? why : why + ": " + trim(tail);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 std::vector<int> int_list(const nlohmann::json& j, const char* key) {
@@ -159,7 +149,7 @@ Result<std::vector<double>> per_sm_metric(const std::vector<NcuLaunch>& launches
   }
   std::vector<double> out(size, -1.0);
   for (int s = 0; s < size; ++s)
-    if (!per[s].empty()) out[s] = median(per[s]);
+    if (!per[s].empty()) out[s] = median_of(per[s]);
   return out;
 }
 

@@ -1,5 +1,6 @@
 // PromptBuilder; see prompt_builder.h for the contract.
 #include "swizzleperf/proposer/prompt_builder.h"
+#include "swizzleperf/core/text.h"
 
 #include "swizzleperf/core/history.h"
 
@@ -17,13 +18,6 @@ namespace fs = std::filesystem;
 
 bool is_name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
 }
 
 std::string group_thousands(double v) {

@@ -15,6 +15,8 @@
 
 #include "swizzleperf/core/result.h"
 
+#include "swizzleperf/core/text.h"  // one_line: every parser error is one line
+
 namespace swz {
 
 struct CsvRow {
@@ -34,8 +36,5 @@ std::vector<std::string> split_csv_line(std::string_view line);
 // "", "n/a", "1,23", "abc", "inf" -> std::nullopt.
 std::optional<double> parse_number(std::string_view text);
 
-// A message that echoes fields of a CSV (a quoted field may span lines) made one
-// line: control characters become spaces. Every parser error is one line.
-std::string one_line(std::string message);
 
 }  // namespace swz
