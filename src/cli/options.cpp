@@ -4,6 +4,7 @@
 
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
+#include "swizzleperf/core/text.h"
 
 namespace swz::cli {
 
@@ -136,14 +137,7 @@ bool parse_args(cxxopts::Options& o, const std::vector<std::string>& args, cxxop
   }
 }
 
-std::string utc_stamp() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
+std::string utc_stamp() { return utc_now("%Y%m%d-%H%M%S"); }
 
 bool parse_grid(const std::string& s, unsigned& m, unsigned& n) {
   auto x = s.find_first_of("xX");

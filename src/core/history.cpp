@@ -3,6 +3,7 @@
 // through write_file_atomic (core/file_io) so a crash leaves either the old or
 // the new file.
 #include "swizzleperf/core/history.h"
+#include "swizzleperf/core/text.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -205,14 +206,7 @@ Result<RunHistory> parse_history(std::string_view text, const std::string& name)
   }
 }
 
-std::string now_iso8601() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string now_iso8601() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
 
 std::string content_hash(std::string_view text) {
   std::uint64_t h = 14695981039346656037ull;  // FNV-1a 64 offset basis

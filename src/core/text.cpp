@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <ctime>
 
 namespace swz {
 
@@ -30,6 +31,15 @@ std::string one_line(std::string s, std::size_t max_chars) {
   s = trim(one_line(std::move(s)));
   if (s.size() > max_chars) s = s.substr(0, max_chars) + "...";
   return s;
+}
+
+std::string utc_now(const char* strftime_format) {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  if (std::strftime(buf, sizeof buf, strftime_format, &tm) == 0) return {};
+  return buf;
 }
 
 std::string format_or(const std::optional<double>& v, std::string_view missing, const char* spec) {

@@ -10,8 +10,6 @@ namespace swz {
 
 namespace {
 
-std::string num(const std::optional<double>& v, const char* f = "{:.2f}") { return format_or(v, "–", f); }
-
 // A table cell: one line, no column break, no HTML (labels and errors may come from an LLM).
 std::string cell(const std::string& text) {
   std::string out;
@@ -128,7 +126,7 @@ std::string render_compare_markdown(const Comparison& c) {
     const KernelResult& o = k.old_result ? *k.old_result : none;
     const KernelResult& n = k.new_result ? *k.new_result : none;
     auto l2s = [&](const std::optional<KernelResult>& r) {
-      return r ? fmt::format("{} → {}", num(r->baseline_l2), r->validated ? num(r->best_l2) : "none") : std::string("–");
+      return r ? fmt::format("{} → {}", format_or(r->baseline_l2, "–"), r->validated ? format_or(r->best_l2, "–") : "none") : std::string("–");
     };
     std::string dtime = k.slowdown ? fmt::format("{:+.1f} %{}", 100 * *k.slowdown, k.time_basis == "speedup" ? " (by speedup)" : "")
                                    : "–";
@@ -136,11 +134,11 @@ std::string render_compare_markdown(const Comparison& c) {
     std::string dl2 = k.l2_delta ? fmt::format("{:+.2f}", *k.l2_delta) : "–";
     if (k.l2_delta && -*k.l2_delta > c.thresholds.max_l2_drop) dl2 = "**" + dl2 + "**";
     out += fmt::format("| {} | {} | {} | {} | {} → {} | {} | {} → {} |", cell(k.kernel), l2s(k.old_result), l2s(k.new_result), dl2,
-                       num(o.best_ms, "{:.4f}"), num(n.best_ms, "{:.4f}"), dtime, num(o.speedup, "{:.3f}x"),
-                       num(n.speedup, "{:.3f}x"));
+                       format_or(o.best_ms, "–", "{:.4f}"), format_or(n.best_ms, "–", "{:.4f}"), dtime, format_or(o.speedup, "–", "{:.3f}x"),
+                       format_or(n.speedup, "–", "{:.3f}x"));
     if (ci)
       out += n.speedup_ci_low || n.speedup_ci_high
-                 ? fmt::format(" [{}, {}] |", num(n.speedup_ci_low, "{:.3f}"), num(n.speedup_ci_high, "{:.3f}"))
+                 ? fmt::format(" [{}, {}] |", format_or(n.speedup_ci_low, "–", "{:.3f}"), format_or(n.speedup_ci_high, "–", "{:.3f}"))
                  : " – |";
     if (sig) out += n.significant ? (*n.significant ? " yes |" : " no |") : " – |";
     if (objective) out += " " + cell(n.objective.empty() ? o.objective : n.objective) + " |";

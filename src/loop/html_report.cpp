@@ -19,8 +19,6 @@ namespace {
 
 std::string esc(std::string_view s) { return xml_escape(s); }
 
-std::string num(const std::optional<double>& v, const char* f = "{:.2f}") { return format_or(v, "–", f); }
-
 std::optional<double> l2_of(const Attempt& a) { return a.metrics ? a.metrics->l2_hit_pct : std::nullopt; }
 std::optional<double> ms_of(const Attempt& a) { return a.timing ? std::optional<double>(a.timing->median_ms) : std::nullopt; }
 
@@ -177,7 +175,7 @@ std::string progression_svg(const RunHistory& h) {
   auto point = [&](const Attempt& a, bool baseline) {
     const double px = x(a.iteration);
     const std::string tip = fmt::format("{} {}: {}", baseline ? "baseline" : "iteration " + std::to_string(a.iteration), a.label,
-                                        a.validated() ? fmt::format("L2 {} %, {} ms, {}×", num(l2_of(a)), num(ms_of(a), "{:.4f}"), num(a.speedup, "{:.3f}"))
+                                        a.validated() ? fmt::format("L2 {} %, {} ms, {}×", format_or(l2_of(a), "–"), format_or(ms_of(a), "–", "{:.4f}"), format_or(a.speedup, "–", "{:.3f}"))
                                                       : to_string(a.status) + " — " + a.reason.substr(0, 300));
     if (a.validated()) {
       const char* fill = baseline ? "#1d232a" : "#4e79a7";
@@ -322,7 +320,7 @@ std::string attempts_table(const RunHistory& h) {
     s += fmt::format("<tr{}><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
                      "<td class=\"n\">{}</td><td class=\"note\">{}</td></tr>\n",
                      &a == best ? " class=\"best\"" : "", a.iteration, esc(a.label), esc(a.proposer), cls, esc(to_string(a.status)),
-                     num(l2_of(a)), num(ms_of(a), "{:.4f}"), num(a.speedup, "{:.3f}"), esc(note));
+                     format_or(l2_of(a), "–"), format_or(ms_of(a), "–", "{:.4f}"), format_or(a.speedup, "–", "{:.3f}"), esc(note));
   };
   if (h.baseline) row(*h.baseline);
   for (const auto& a : h.attempts) row(a);
@@ -342,10 +340,10 @@ std::string render_run_html(const RunHistory& h) {
   };
   std::optional<double> bl = h.baseline ? l2_of(*h.baseline) : std::nullopt;
   s += "<div class=\"cards\">";
-  s += card("L2 hit rate, baseline → best", num(bl) + " → " + (best ? num(l2_of(*best)) + " %" : std::string("none")));
+  s += card("L2 hit rate, baseline → best", format_or(bl, "–") + " → " + (best ? format_or(l2_of(*best), "–") + " %" : std::string("none")));
   s += card("median time, baseline → best",
-            (h.baseline ? num(ms_of(*h.baseline), "{:.4f}") : "–") + " → " + (best ? num(ms_of(*best), "{:.4f}") + " ms" : std::string("none")));
-  s += card("speedup of the best", best ? num(best->speedup, "{:.3f}×") : "–");
+            (h.baseline ? format_or(ms_of(*h.baseline), "–", "{:.4f}") : "–") + " → " + (best ? format_or(ms_of(*best), "–", "{:.4f}") + " ms" : std::string("none")));
+  s += card("speedup of the best", best ? format_or(best->speedup, "–", "{:.3f}×") : "–");
   int validated = 0;
   for (const auto& a : h.attempts) validated += a.validated();
   s += card("attempts (validated)", fmt::format("{} ({})", h.attempts.size(), validated));
@@ -423,8 +421,8 @@ std::string render_suite_html(const std::vector<SuiteRow>& rows, const nlohmann:
     s += fmt::format("<tr><td>{}</td><td class=\"{}\">{}</td><td class=\"n\">{} → {}</td><td class=\"n\">{}</td><td class=\"n\">{} → {}</td>"
                      "<td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.1f}</td></tr>\n",
                      esc(r.kernel), r.validated ? "st-ok" : "st-bad",
-                     r.validated ? "yes" : esc(r.error.empty() ? "no" : "failed: " + r.error.substr(0, 200)), num(r.baseline_l2),
-                     num(r.best_l2), num(r.ideal_l2), num(r.baseline_ms, "{:.4f}"), num(r.best_ms, "{:.4f}"), num(r.speedup, "{:.3f}"),
+                     r.validated ? "yes" : esc(r.error.empty() ? "no" : "failed: " + r.error.substr(0, 200)), format_or(r.baseline_l2, "–"),
+                     format_or(r.best_l2, "–"), format_or(r.ideal_l2, "–"), format_or(r.baseline_ms, "–", "{:.4f}"), format_or(r.best_ms, "–", "{:.4f}"), format_or(r.speedup, "–", "{:.3f}"),
                      esc(r.best_pattern), r.iterations_to_best, r.attempts, r.wall_s);
   s += "</table>\n</body>\n</html>\n";
   return s;

@@ -26,9 +26,6 @@ std::optional<double> dram_of(const Attempt& a) {
   return *a.metrics->dram_read_bytes + a.metrics->dram_write_bytes.value_or(0);
 }
 
-// A CSV or Markdown cell: empty when there is no value.
-std::string num(const std::optional<double>& v, const char* f = "{:.2f}") { return format_or(v, "", f); }
-
 }  // namespace
 
 void to_json(nlohmann::json& j, const SuiteRow& r) {
@@ -219,13 +216,13 @@ Status write_suite_summary(const std::filesystem::path& dir, const std::vector<S
   };
   for (const auto& r : rows)
     csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.1f},{},{},{},{},{},{},{},{},{}\n", r.kernel, r.validated,
-                       num(r.baseline_l2), num(r.best_l2), num(r.ideal_l2), num(r.headroom_captured, "{:.3f}"),
-                       num(r.baseline_dram, "{:.0f}"), num(r.best_dram, "{:.0f}"), num(r.baseline_fabric, "{:.0f}"),
-                       num(r.best_fabric, "{:.0f}"), num(r.baseline_ms, "{:.4f}"), num(r.best_ms, "{:.4f}"),
-                       num(r.speedup, "{:.3f}"), q(r.best_pattern), r.iterations_to_best, r.attempts, r.wall_s, q(r.error),
-                       r.objective, num(r.speedup_ci_low, "{:.4f}"), num(r.speedup_ci_high, "{:.4f}"),
+                       format_or(r.baseline_l2, ""), format_or(r.best_l2, ""), format_or(r.ideal_l2, ""), format_or(r.headroom_captured, "", "{:.3f}"),
+                       format_or(r.baseline_dram, "", "{:.0f}"), format_or(r.best_dram, "", "{:.0f}"), format_or(r.baseline_fabric, "", "{:.0f}"),
+                       format_or(r.best_fabric, "", "{:.0f}"), format_or(r.baseline_ms, "", "{:.4f}"), format_or(r.best_ms, "", "{:.4f}"),
+                       format_or(r.speedup, "", "{:.3f}"), q(r.best_pattern), r.iterations_to_best, r.attempts, r.wall_s, q(r.error),
+                       r.objective, format_or(r.speedup_ci_low, "", "{:.4f}"), format_or(r.speedup_ci_high, "", "{:.4f}"),
                        r.significant ? (*r.significant ? "true" : "false") : "", q(r.verdict), q(r.best_l2_pattern),
-                       num(r.best_l2_speedup, "{:.3f}"), q(r.headroom_note));
+                       format_or(r.best_l2_speedup, "", "{:.3f}"), q(r.headroom_note));
   if (auto st = write_file_atomic(dir / "suite-summary.csv", csv); !st) return st;
   std::string md = fmt::format("# swizzleperf suite\n\n- device: {}\n- total wall time: {:.1f} s\n\n",
                                meta.value("device", "?"), total);
@@ -247,11 +244,11 @@ Status write_suite_summary(const std::filesystem::path& dir, const std::vector<S
       pattern += " (" + r.verdict + ")";
     md += fmt::format("| {} | {} | {} → {} | {} | {} | {} → {} | {} → {} | {} → {} | {} | {} | {} | {} | {} | {:.1f} |\n", r.kernel,
                       r.validated ? "yes" : (r.error.empty() ? "no" : "failed: " + r.error.substr(0, 80)),
-                      num(r.baseline_l2), num(r.best_l2), num(r.ideal_l2),
+                      format_or(r.baseline_l2, ""), format_or(r.best_l2, ""), format_or(r.ideal_l2, ""),
                       r.headroom_captured ? fmt::format("{:.0f}%", 100 * *r.headroom_captured) : "",
-                      num(r.baseline_dram, "{:.3g}"), num(r.best_dram, "{:.3g}"), num(r.baseline_fabric, "{:.3g}"),
-                      num(r.best_fabric, "{:.3g}"), num(r.baseline_ms, "{:.4f}"), num(r.best_ms, "{:.4f}"),
-                      num(r.speedup, "{:.3f}"), ci, sig, pattern, r.iterations_to_best, r.wall_s);
+                      format_or(r.baseline_dram, "", "{:.3g}"), format_or(r.best_dram, "", "{:.3g}"), format_or(r.baseline_fabric, "", "{:.3g}"),
+                      format_or(r.best_fabric, "", "{:.3g}"), format_or(r.baseline_ms, "", "{:.4f}"), format_or(r.best_ms, "", "{:.4f}"),
+                      format_or(r.speedup, "", "{:.3f}"), ci, sig, pattern, r.iterations_to_best, r.wall_s);
   }
   std::string notes;
   for (const auto& r : rows)

@@ -24,8 +24,6 @@ std::string size_str(const std::vector<int>& s) {
   return o;
 }
 
-std::string num(const std::optional<double>& v, const char* f = "{:.2f}") { return format_or(v, "n/a", f); }
-
 }  // namespace
 
 std::string sweep_verdict(const SweepPoint& p) {
@@ -74,10 +72,10 @@ std::string render_sweep_markdown(const SweepReport& r) {
     const std::string ci = p.speedup_ci_low && p.speedup_ci_high
                                ? fmt::format("[{:.3f}, {:.3f}]", *p.speedup_ci_low, *p.speedup_ci_high) : "n/a";
     md += fmt::format("| {} | {}x{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", size_str(p.size), p.grid.m, p.grid.n,
-                      num(p.base_l2), num(p.cand_l2), num(gain, "{:+.2f}"), num(p.base_ms, "{:.4f}"),
-                      num(p.cand_ms, "{:.4f}"), num(sp, "{:.3f}"), ci,
-                      p.significant ? (*p.significant ? "yes" : "no") : "n/a", num(p.base_fabric, "{:.3g}"),
-                      num(p.cand_fabric, "{:.3g}"), sweep_verdict(p));
+                      format_or(p.base_l2, "n/a"), format_or(p.cand_l2, "n/a"), format_or(gain, "n/a", "{:+.2f}"), format_or(p.base_ms, "n/a", "{:.4f}"),
+                      format_or(p.cand_ms, "n/a", "{:.4f}"), format_or(sp, "n/a", "{:.3f}"), ci,
+                      p.significant ? (*p.significant ? "yes" : "no") : "n/a", format_or(p.base_fabric, "n/a", "{:.3g}"),
+                      format_or(p.cand_fabric, "n/a", "{:.3g}"), sweep_verdict(p));
   }
   md += "\n" + r.conclusion + "\n";
   return md;

@@ -30,5 +30,13 @@ TEST(Text, FormatOr) {
   EXPECT_EQ(format_or(std::nullopt, ""), "");
 }
 
+TEST(Text, UtcNow) {
+  const std::string iso = utc_now("%Y-%m-%dT%H:%M:%SZ");
+  ASSERT_EQ(iso.size(), 20u) << iso;
+  EXPECT_EQ(iso[4], '-');
+  EXPECT_EQ(iso.back(), 'Z');
+  EXPECT_EQ(utc_now("%Y%m%d-%H%M%S").size(), 15u);
+}
+
 }  // namespace
 }  // namespace swz

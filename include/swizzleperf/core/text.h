@@ -18,6 +18,8 @@ std::string to_lower(std::string s);
 std::string one_line(std::string s);
 // one_line, trimmed, and cut to max_chars with "..." appended when longer.
 std::string one_line(std::string s, std::size_t max_chars);
+// The current UTC time as strftime formats it ("%Y-%m-%dT%H:%M:%SZ").
+std::string utc_now(const char* strftime_format);
 // fmt-formats v with spec ("{:.2f}"), or returns `missing` when there is no value.
 std::string format_or(const std::optional<double>& v, std::string_view missing, const char* spec = "{:.2f}");
 
