@@ -87,6 +87,35 @@ def run_fuzz(fuzz_dir, seconds, out_dir):
     return results
 
 
+def git_commit():
+    p = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    return p.stdout.strip() or "unknown"
+
+
+def add_fuzz_round(earlier, result):
+    """A campaign in rounds: per target, this round's execs, crashes, leaks and seconds
+    are added to the earlier rounds'; fuzz_rounds lists every round."""
+    merged = {k: dict(v) for k, v in earlier["fuzz"].items()}
+    for name, v in result["fuzz"].items():
+        m = merged.setdefault(name, {"execs": 0, "crashes": 0, "leaks": 0, "seconds": 0.0, "exit_code": 0})
+        for k in ("execs", "crashes", "leaks"):
+            m[k] += v[k]
+        m["seconds"] = round(m["seconds"] + v["seconds"], 1)
+        m["exit_code"] = v["exit_code"] or m.get("exit_code", 0)
+        if "tail" in v:
+            m["tail"] = v["tail"]
+    rounds = earlier.get("fuzz_rounds") or [{"date": earlier.get("date"), "commit": earlier.get("commit", "unknown"),
+                                             "execs": earlier.get("fuzz_execs_total", 0),
+                                             "crashes": earlier.get("fuzz_crashes_total", 0),
+                                             "leaks": earlier.get("fuzz_leaks_total", 0)}]
+    result["fuzz_rounds"] = rounds + result.get("fuzz_rounds", [])
+    result["fuzz"] = merged
+    result["fuzz_execs_total"] = sum(v["execs"] for v in merged.values())
+    result["fuzz_crashes_total"] = sum(v["crashes"] for v in merged.values())
+    result["fuzz_leaks_total"] = sum(v["leaks"] for v in merged.values())
+
+
 # ---------------------------------------------------------------- process helpers
 def kill_session(sid):
     """SIGKILL every process of session sid (the optimize run and all its children)."""
@@ -454,6 +483,9 @@ def main():
     ap.add_argument("--soak-parallel", type=int, default=4, help="soak runs at a time")
     ap.add_argument("--seed", type=int, default=15)
     ap.add_argument("--skip", default="", help="comma list of fuzz,kill,soak to skip")
+    ap.add_argument("--fuzz-accumulate", action="store_true",
+                    help="add this run's fuzz numbers to the same day's earlier ones (a campaign in rounds; "
+                         "each round is listed in fuzz_rounds with its commit)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
     ap.add_argument("--tag", default="reliability", help="file name: <date>-<tag>.{md,json}")
     a = ap.parse_args()
@@ -463,7 +495,8 @@ def main():
     started = time.time()
     result = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
               "machine": f"{platform.node()}: {platform.platform()}, {os.cpu_count()} CPUs (shared), no GPU",
-              "commands": [" ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])], "seed": a.seed}
+              "commands": [" ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])], "seed": a.seed,
+              "commit": git_commit()}
     try:
         import threading
 
@@ -474,6 +507,9 @@ def main():
             result["fuzz_execs_total"] = sum(v["execs"] for v in result["fuzz"].values())
             result["fuzz_crashes_total"] = sum(v["crashes"] for v in result["fuzz"].values())
             result["fuzz_leaks_total"] = sum(v["leaks"] for v in result["fuzz"].values())
+            result["fuzz_rounds"] = [{"date": result["date"], "commit": result["commit"], "seconds_per_target": a.fuzz_seconds,
+                                      "execs": result["fuzz_execs_total"], "crashes": result["fuzz_crashes_total"],
+                                      "leaks": result["fuzz_leaks_total"]}]
 
         fuzz_thread = None
         if "fuzz" not in skip:  # one niced process at a time, beside the storm and the soak
@@ -528,6 +564,8 @@ def main():
             with open(base + ".json") as f:
                 earlier = json.load(f)
             result["commands"] = earlier.get("commands", []) + result["commands"]
+            if a.fuzz_accumulate and "fuzz" in result and "fuzz" in earlier:
+                add_fuzz_round(earlier, result)
             result["seconds"] = round(result["seconds"] + earlier.get("seconds", 0), 1)
             earlier.update(result)
             result = earlier
@@ -556,6 +594,10 @@ def render_md(r):
             out.append(f"| {name} | {v['execs']:,} | {v['crashes']} | {v['leaks']} | {v['seconds']} |")
         out += [f"| **all** | **{r['fuzz_execs_total']:,}** | **{r['fuzz_crashes_total']}** | "
                 f"**{r['fuzz_leaks_total']}** | |", ""]
+        for rd in r.get("fuzz_rounds", []):
+            out.append(f"- round {rd.get('date')} at commit {rd.get('commit')}: {rd.get('execs', 0):,} execs, "
+                       f"{rd.get('crashes', 0)} crashes, {rd.get('leaks', 0)} leaks")
+        out.append("")
     if "kill_storm_error" in r:
         out += ["## Kill storm", "", f"FAILED: {r['kill_storm_error']}", ""]
     if "kill_cycles" in r:

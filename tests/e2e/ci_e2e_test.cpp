@@ -16,18 +16,6 @@
 namespace swz::test {
 namespace {
 
-std::vector<std::string> optimize_args(const fs::path& kernel, const fs::path& run_dir, int iterations) {
-  return {"optimize", kernel.string(), "--backend", "cuda", "--proposer", "builtin",
-          "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu", (fake_dir() / "fake_ncu").string(),
-          "--run-dir", run_dir.string(), "--iterations", std::to_string(iterations), "--reps", "3"};
-}
-
-fs::path copy_gemm(const TempDir& tmp) {
-  auto dst = tmp / "gemm.hip";
-  write_text(dst, read_text(source_dir() / "kernels" / "gemm.hip"));
-  return dst;
-}
-
 std::vector<fs::path> shipped_kernels() {
   std::vector<fs::path> out;
   for (const auto& e : fs::directory_iterator(source_dir() / "kernels"))
@@ -89,8 +77,8 @@ TEST(CheckManyE2E, AllGoodIsZeroAndAnUnreadableFileIsTwoBeforeAnyWork) {
 
 TEST(CompareE2E, PlantedFivePercentSlowdownFailsAndPassesAtTenPercent) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
-  auto args = optimize_args(kernel, tmp / "run", 2);
+  auto kernel = copy_kernel(tmp, "gemm");
+  auto args = fake_optimize_args(kernel, tmp / "run", 2);
   args.push_back("--json");
   auto run = run_cli(args, tmp.path());
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -162,8 +150,8 @@ Rendered render(const fs::path& html, const fs::path& png, const fs::path& profi
 
 TEST(HtmlReportE2E, OptimizeWritesAReportChromiumRendersWithoutErrors) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
-  auto r = run_cli(optimize_args(kernel, tmp / "run", 4), tmp.path());
+  auto kernel = copy_kernel(tmp, "gemm");
+  auto r = run_cli(fake_optimize_args(kernel, tmp / "run", 4), tmp.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto html_path = tmp / "run" / "report.html";
   ASSERT_TRUE(fs::exists(html_path));

@@ -19,12 +19,6 @@ std::vector<std::string> args_for(const fs::path& kernel, const fs::path& run_di
           "--objective", objective, "--json"};
 }
 
-fs::path copy_gemm(const TempDir& tmp) {
-  auto dst = tmp / "gemm.hip";
-  write_text(dst, read_text(source_dir() / "kernels" / "gemm.hip"));
-  return dst;
-}
-
 // The modelled L2 hit rates of the first 5 built-in candidates on the fake gemm, from a
 // plain run: the test slows down everything at or above the best one.
 double best_modelled_l2(const TempDir& tmp, const fs::path& kernel) {
@@ -36,7 +30,7 @@ double best_modelled_l2(const TempDir& tmp, const fs::path& kernel) {
 
 TEST(ObjectiveE2E, TimeDoesNotPickTheSlowerL2BestAndL2PicksItButSaysItIsSlower) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
+  auto kernel = copy_kernel(tmp, "gemm");
   const double top = best_modelled_l2(tmp, kernel);
   const std::vector<std::string> env = {"SWZ_FAKE_SLOW_ABOVE_HIT_PCT=" + std::to_string(top - 0.01),
                                         "SWZ_FAKE_SLOW_FACTOR=2.5"};
@@ -91,7 +85,7 @@ TEST(ObjectiveE2E, TimeDoesNotPickTheSlowerL2BestAndL2PicksItButSaysItIsSlower) 
 
 TEST(ObjectiveE2E, NothingSignificantKeepsTheOriginalAndSaysSo) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
+  auto kernel = copy_kernel(tmp, "gemm");
   auto args = args_for(kernel, tmp / "run", 4, "time");
   args.pop_back();  // the table on stdout this time
   auto r = run_cli(args, tmp.path(), {"SWZ_FAKE_TIME_FLAT=1"});
@@ -106,7 +100,7 @@ TEST(ObjectiveE2E, NothingSignificantKeepsTheOriginalAndSaysSo) {
 
 TEST(ObjectiveE2E, BadObjectiveOrTooFewRoundsIsOneLine) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
+  auto kernel = copy_kernel(tmp, "gemm");
   auto a = args_for(kernel, tmp / "run", 1, "speed");
   auto r = run_cli(a, tmp.path());
   EXPECT_EQ(r.exit_code, 2);

@@ -22,18 +22,6 @@ extern char** environ;
 namespace swz::test {
 namespace {
 
-std::vector<std::string> optimize_args(const fs::path& kernel, const fs::path& run_dir, int iterations) {
-  return {"optimize", kernel.string(), "--backend", "cuda", "--proposer", "builtin",
-          "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu", (fake_dir() / "fake_ncu").string(),
-          "--run-dir", run_dir.string(), "--iterations", std::to_string(iterations), "--reps", "3"};
-}
-
-fs::path copy_gemm(const TempDir& tmp) {
-  auto dst = tmp / "gemm.hip";
-  write_text(dst, read_text(source_dir() / "kernels" / "gemm.hip"));
-  return dst;
-}
-
 nlohmann::json load_json(const fs::path& p) { return nlohmann::json::parse(read_text(p)); }
 
 bool single_error_line(const std::string& err) {
@@ -47,8 +35,8 @@ bool single_error_line(const std::string& err) {
 
 TEST(OptimizeE2E, FullRunThroughTheFakeToolchain) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
-  auto args = optimize_args(kernel, tmp / "run", 5);
+  auto kernel = copy_kernel(tmp, "gemm");
+  auto args = fake_optimize_args(kernel, tmp / "run", 5);
   args.push_back("--json");
   auto r = run_cli(args, tmp.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -88,8 +76,8 @@ TEST(OptimizeE2E, FullRunThroughTheFakeToolchain) {
 // device and no candidate writes its output to disk.
 TEST(OptimizeE2E, ExactKernelsAreComparedByDigestWithoutOutputFiles) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
-  auto r = run_cli(optimize_args(kernel, tmp / "run", 3), tmp.path());
+  auto kernel = copy_kernel(tmp, "gemm");
+  auto r = run_cli(fake_optimize_args(kernel, tmp / "run", 3), tmp.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto h = load_json(tmp / "run" / "history.json");
   const auto& ref = h["baseline"]["validation"]["output_check"];
@@ -118,9 +106,9 @@ TEST(OptimizeE2E, ExactKernelsAreComparedByDigestWithoutOutputFiles) {
 // verify / hash / time processes, and the run is the same attempt for attempt.
 TEST(OptimizeE2E, AProgramWithoutEvaluateModeGivesTheSameRunThroughSeparateModes) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
-  ASSERT_EQ(run_cli(optimize_args(kernel, tmp / "one", 5), tmp.path()).exit_code, 0);
-  auto r = run_cli(optimize_args(kernel, tmp / "three", 5), tmp.path(), {"SWZ_FAKE_NO_EVALUATE=1"});
+  auto kernel = copy_kernel(tmp, "gemm");
+  ASSERT_EQ(run_cli(fake_optimize_args(kernel, tmp / "one", 5), tmp.path()).exit_code, 0);
+  auto r = run_cli(fake_optimize_args(kernel, tmp / "three", 5), tmp.path(), {"SWZ_FAKE_NO_EVALUATE=1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto a = load_json(tmp / "one" / "history.json"), b = load_json(tmp / "three" / "history.json");
   ASSERT_EQ(a["attempts"].size(), b["attempts"].size());
@@ -143,8 +131,8 @@ TEST(OptimizeE2E, AProgramWithoutEvaluateModeGivesTheSameRunThroughSeparateModes
 // dump_tol > 0: one dump for the baseline, candidates compared on the device.
 TEST(OptimizeE2E, ToleranceKernelsAreComparedAgainstTheBaselineDumpOnly) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
-  auto r = run_cli(optimize_args(kernel, tmp / "run", 2), tmp.path(), {"SWZ_FAKE_DUMP_TOL=1e-6"});
+  auto kernel = copy_kernel(tmp, "gemm");
+  auto r = run_cli(fake_optimize_args(kernel, tmp / "run", 2), tmp.path(), {"SWZ_FAKE_DUMP_TOL=1e-6"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto h = load_json(tmp / "run" / "history.json");
   EXPECT_EQ(h["baseline"]["validation"]["output_check"]["mode"], "compare");
@@ -163,10 +151,10 @@ TEST(OptimizeE2E, ToleranceKernelsAreComparedAgainstTheBaselineDumpOnly) {
 // attempts, in the same order, with the same statuses and results.
 TEST(OptimizeE2E, PrefetchedBuildsGiveTheSerialRunsHistory) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
-  auto serial = optimize_args(kernel, tmp / "serial", 6);
+  auto kernel = copy_kernel(tmp, "gemm");
+  auto serial = fake_optimize_args(kernel, tmp / "serial", 6);
   serial.insert(serial.end(), {"--build-jobs", "1"});
-  auto parallel = optimize_args(kernel, tmp / "parallel", 6);
+  auto parallel = fake_optimize_args(kernel, tmp / "parallel", 6);
   parallel.insert(parallel.end(), {"--build-jobs", "4"});
   ASSERT_EQ(run_cli(serial, tmp.path()).exit_code, 0);
   auto r = run_cli(parallel, tmp.path());
@@ -194,8 +182,8 @@ TEST(OptimizeE2E, PrefetchedBuildsGiveTheSerialRunsHistory) {
 
 TEST(OptimizeE2E, TableNamesBaselineBestAndWhereTheKernelWent) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
-  auto r = run_cli(optimize_args(kernel, tmp / "run", 2), tmp.path());
+  auto kernel = copy_kernel(tmp, "gemm");
+  auto r = run_cli(fake_optimize_args(kernel, tmp / "run", 2), tmp.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("baseline"), std::string::npos);
   EXPECT_NE(r.out.find("best kernel: "), std::string::npos);
@@ -235,10 +223,10 @@ int attempts_recorded(const fs::path& history) {
 
 void kill_and_resume(int sig) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
+  auto kernel = copy_kernel(tmp, "gemm");
   const auto run = tmp / "run";
   const auto history = run / "history.json";
-  pid_t pid = spawn_cli(optimize_args(kernel, run, 6), tmp.path(), {"SWZ_FAKE_SLEEP_MS=150"});
+  pid_t pid = spawn_cli(fake_optimize_args(kernel, run, 6), tmp.path(), {"SWZ_FAKE_SLEEP_MS=150"});
   ASSERT_GT(pid, 0);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
   while (attempts_recorded(history) < 2 && std::chrono::steady_clock::now() < deadline)
@@ -275,9 +263,9 @@ TEST(OptimizeE2E, CtrlCMidRunThenResumedLosesAndRepeatsNothing) { kill_and_resum
 
 TEST(OptimizeE2E, CtrlCExitsWithInterruptedAndSaysHowToResume) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
+  auto kernel = copy_kernel(tmp, "gemm");
   const auto run = tmp / "run";
-  pid_t pid = spawn_cli(optimize_args(kernel, run, 8), tmp.path(), {"SWZ_FAKE_SLEEP_MS=150"});
+  pid_t pid = spawn_cli(fake_optimize_args(kernel, run, 8), tmp.path(), {"SWZ_FAKE_SLEEP_MS=150"});
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
   while (attempts_recorded(run / "history.json") < 1 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -309,7 +297,7 @@ TEST(OptimizeE2E, BadKernelFilesGetOneClearLine) {
     auto kernel = tmp / (std::string(c.name) + ".hip");
     if (!c.kernel_text.empty()) write_text(kernel, c.kernel_text);
     for (const char* cmd : {"optimize", "check"}) {
-      auto args = std::string(cmd) == "optimize" ? optimize_args(kernel, tmp / "run", 2)
+      auto args = std::string(cmd) == "optimize" ? fake_optimize_args(kernel, tmp / "run", 2)
                                                   : std::vector<std::string>{"check", kernel.string()};
       auto r = run_cli(args, tmp.path());
       EXPECT_NE(r.exit_code, 0) << c.name << " " << cmd;
@@ -332,7 +320,7 @@ TEST(OptimizeE2E, UnknownFlagAndUnknownCommand) {
 
 TEST(OptimizeE2E, CorruptOrForeignHistoryIsRefusedAndKept) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
+  auto kernel = copy_kernel(tmp, "gemm");
   for (const std::string text : {std::string("{\"attempts\": [1,2"), std::string("{\"hello\": \"world\"}\n")}) {
     fs::create_directories(tmp / "run");
     write_text(tmp / "run" / "history.json", text);
@@ -348,10 +336,10 @@ TEST(OptimizeE2E, CorruptOrForeignHistoryIsRefusedAndKept) {
 
 TEST(OptimizeE2E, ExistingRunIsNeverOverwritten) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
-  ASSERT_EQ(run_cli(optimize_args(kernel, tmp / "run", 1), tmp.path()).exit_code, 0);
+  auto kernel = copy_kernel(tmp, "gemm");
+  ASSERT_EQ(run_cli(fake_optimize_args(kernel, tmp / "run", 1), tmp.path()).exit_code, 0);
   const auto before = read_text(tmp / "run" / "history.json");
-  auto r = run_cli(optimize_args(kernel, tmp / "run", 1), tmp.path());
+  auto r = run_cli(fake_optimize_args(kernel, tmp / "run", 1), tmp.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("already holds a run"), std::string::npos) << r.err;
   EXPECT_EQ(read_text(tmp / "run" / "history.json"), before);
@@ -362,9 +350,9 @@ TEST(OptimizeE2E, UnwritableRunDirIsAClearError) {
     // root ignores permissions: use a path whose parent is a regular file instead.
   }
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
+  auto kernel = copy_kernel(tmp, "gemm");
   write_text(tmp / "afile", "x");
-  auto r = run_cli(optimize_args(kernel, tmp / "afile" / "run", 1), tmp.path());
+  auto r = run_cli(fake_optimize_args(kernel, tmp / "afile" / "run", 1), tmp.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(single_error_line(r.err)) << r.err;
   EXPECT_NE(r.err.find("run dir"), std::string::npos) << r.err;
@@ -372,8 +360,8 @@ TEST(OptimizeE2E, UnwritableRunDirIsAClearError) {
 
 TEST(OptimizeE2E, ResumeAChangedKernelIsRefused) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
-  ASSERT_EQ(run_cli(optimize_args(kernel, tmp / "run", 1), tmp.path()).exit_code, 0);
+  auto kernel = copy_kernel(tmp, "gemm");
+  ASSERT_EQ(run_cli(fake_optimize_args(kernel, tmp / "run", 1), tmp.path()).exit_code, 0);
   write_text(kernel, read_text(kernel) + "\n// edited\n");
   auto r = run_cli({"optimize", "--resume", (tmp / "run").string(), "--nvcc", (fake_dir() / "fake_nvcc").string(),
                     "--ncu", (fake_dir() / "fake_ncu").string()},
@@ -385,14 +373,14 @@ TEST(OptimizeE2E, ResumeAChangedKernelIsRefused) {
 // Faults of the environment and of the program (NVIDIA backend issue, item 6).
 TEST(OptimizeE2E, MissingCompilerOrProfilerIsOneLine) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
-  auto a = optimize_args(kernel, tmp / "run1", 1);
+  auto kernel = copy_kernel(tmp, "gemm");
+  auto a = fake_optimize_args(kernel, tmp / "run1", 1);
   a[7] = "/nonexistent/nvcc";
   auto r = run_cli(a, tmp.path());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(single_error_line(r.err)) << r.err;
   EXPECT_NE(r.err.find("nvcc not found"), std::string::npos) << r.err;
-  auto b = optimize_args(kernel, tmp / "run2", 1);
+  auto b = fake_optimize_args(kernel, tmp / "run2", 1);
   b[9] = "/nonexistent/ncu";
   r = run_cli(b, tmp.path());
   EXPECT_EQ(r.exit_code, 2);
@@ -401,8 +389,8 @@ TEST(OptimizeE2E, MissingCompilerOrProfilerIsOneLine) {
 
 TEST(OptimizeE2E, ProfilerRefusedCounterAccessIsExplained) {
   TempDir tmp;
-  auto kernel = copy_gemm(tmp);
-  auto r = run_cli(optimize_args(kernel, tmp / "run", 1), tmp.path(), {"SWZ_FAKE_NCU_CTRPERM=1"});
+  auto kernel = copy_kernel(tmp, "gemm");
+  auto r = run_cli(fake_optimize_args(kernel, tmp / "run", 1), tmp.path(), {"SWZ_FAKE_NCU_CTRPERM=1"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(single_error_line(r.err)) << r.err;
   EXPECT_NE(r.err.find("ERR_NVGPUCTRPERM"), std::string::npos) << r.err;
@@ -417,7 +405,7 @@ TEST(OptimizeE2E, HangingOrCrashingBaselineStopsCleanly) {
     auto text = read_text(source_dir() / "kernels" / "gemm.hip");
     text.replace(text.find("  return pid;"), 13, std::string("  // ") + word + "\n  return pid;");
     write_text(kernel, text);
-    auto args = optimize_args(kernel, tmp / "run", 1);
+    auto args = fake_optimize_args(kernel, tmp / "run", 1);
     args.insert(args.end(), {"--run-timeout", "2"});
     const auto t0 = std::chrono::steady_clock::now();
     auto r = run_cli(args, tmp.path(), {}, 60);

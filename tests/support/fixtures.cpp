@@ -3,6 +3,8 @@
 // exception is a clear failure, which is all that is wanted there.
 #include "support/fixtures.h"
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -71,6 +73,29 @@ bool have_tool(const std::string& tool) {
     if (colon == std::string_view::npos) return false;
     rest.remove_prefix(colon + 1);
   }
+}
+
+fs::path copy_kernel(const TempDir& tmp, const std::string& name) {
+  auto dst = tmp / (name + ".hip");
+  write_text(dst, read_text(source_dir() / "kernels" / (name + ".hip")));
+  return dst;
+}
+
+std::vector<std::string> fake_optimize_args(const fs::path& kernel, const fs::path& run_dir, int iterations) {
+  return {"optimize", kernel.string(), "--backend", "cuda", "--proposer", "builtin",
+          "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu", (fake_dir() / "fake_ncu").string(),
+          "--run-dir", run_dir.string(), "--iterations", std::to_string(iterations), "--reps", "3"};
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+bool has_arg(const std::vector<std::string>& argv, const std::string& arg) {
+  return std::find(argv.begin(), argv.end(), arg) != argv.end();
+}
+
+std::string value_after(const std::vector<std::string>& argv, const std::string& flag) {
+  auto it = std::find(argv.begin(), argv.end(), flag);
+  return it == argv.end() || it + 1 == argv.end() ? "" : *(it + 1);
 }
 
 }  // namespace swz::test

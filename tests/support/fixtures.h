@@ -61,4 +61,15 @@ CliRun run_cli(const std::vector<std::string>& args, const fs::path& cwd = {},
 // True when an executable named `tool` is on PATH.
 bool have_tool(const std::string& tool);
 
+// kernels/<name>.hip copied into tmp (tmp/<name>.hip), for runs that write beside it.
+fs::path copy_kernel(const TempDir& tmp, const std::string& name);
+// `optimize KERNEL` through the fake nvcc / ncu with the built-in proposer, 3 reps.
+std::vector<std::string> fake_optimize_args(const fs::path& kernel, const fs::path& run_dir, int iterations);
+
+// Does text contain part?
+bool has(const std::string& text, const std::string& part);
+// Is arg one of argv? The value after `flag` in argv ("" when absent).
+bool has_arg(const std::vector<std::string>& argv, const std::string& arg);
+std::string value_after(const std::vector<std::string>& argv, const std::string& flag);
+
 }  // namespace swz::test

@@ -160,7 +160,7 @@ TEST(BuiltinFamilyBijection, EveryFamilyOnRaggedGridsUnderBothProfiles) {
 
 // ---- propose -----------------------------------------------------------------------
 
-const char* kKernel =
+const char* kProposerKernel =
     "// swizzleperf:default-grid 32x256\n"
     "// swizzleperf:begin\n"
     "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n"
@@ -179,7 +179,7 @@ Attempt tried(int iteration, const std::string& family, int param, AttemptStatus
 class BuiltinPropose : public ::testing::Test {
  protected:
   Result<Proposal> propose(const HardwareProfile& hw, const RunHistory& h, TileGrid grid = {32, 256}) {
-    auto k = KernelSource::parse(kKernel);
+    auto k = KernelSource::parse(kProposerKernel);
     EXPECT_TRUE(k);
     kernel_ = std::make_unique<KernelSource>(std::move(k.value()));
     ProposalContext ctx{*kernel_, grid, hw, h, {}, {}, h.next_iteration()};

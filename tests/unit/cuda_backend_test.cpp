@@ -13,6 +13,8 @@
 namespace swz {
 namespace {
 
+using test::value_after;
+
 class RecordingRunner final : public ProcessRunner {
  public:
   ProcessResult answer;
@@ -23,12 +25,7 @@ class RecordingRunner final : public ProcessRunner {
   }
 };
 
-std::string value_after(const std::vector<std::string>& argv, const std::string& flag) {
-  auto it = std::find(argv.begin(), argv.end(), flag);
-  return it == argv.end() || it + 1 == argv.end() ? "" : *(it + 1);
-}
-
-ToolOptions fake_tools() {
+ToolOptions fake_cuda_tools() {
   ToolOptions t;
   t.compiler = "fake-nvcc";
   t.profiler = "fake-ncu";
@@ -43,7 +40,7 @@ std::string joined_default_metrics() {
 
 TEST(CudaBackend, ProfileArgvShape) {
   RecordingRunner runner;
-  CudaBackend cuda(runner, fake_tools());
+  CudaBackend cuda(runner, fake_cuda_tools());
   ProfileRequest req{"/runs/r/baseline/kernel", {"profile", "--size", "256,256,64"}, "gemm_kernel", "/runs/r/baseline"};
   const auto argv = cuda.profile_argv(req, "ncu");
   ASSERT_FALSE(argv.empty());
@@ -61,7 +58,7 @@ TEST(CudaBackend, ProfileArgvShape) {
 
 TEST(CudaBackend, ProfileArgvWithoutRegexHasNoKernelFilter) {
   RecordingRunner runner;
-  CudaBackend cuda(runner, fake_tools());
+  CudaBackend cuda(runner, fake_cuda_tools());
   const auto argv = cuda.profile_argv({"/x/kernel", {"profile"}, "", "/x"}, "ncu");
   EXPECT_EQ(std::find(argv.begin(), argv.end(), "--kernel-name"), argv.end());
   EXPECT_EQ(argv.back(), "profile");
@@ -73,7 +70,7 @@ TEST(CudaBackend, ProfileRunsNcuAndParsesItsCsv) {
   runner.answer.started = true;
   runner.answer.exit_code = 0;
   runner.answer.out = test::read_text(test::fixture_path("ncu/gemm_h100_details.csv"));
-  CudaBackend cuda(runner, fake_tools());
+  CudaBackend cuda(runner, fake_cuda_tools());
   auto m = cuda.profile({"/x/kernel", {"profile"}, "gemm_kernel", tmp / "baseline"});
   ASSERT_TRUE(m.ok()) << m.error().message;
   ASSERT_EQ(runner.calls.size(), 1u);
@@ -86,7 +83,7 @@ TEST(CudaBackend, ProfileRunsNcuAndParsesItsCsv) {
 
 TEST(CudaBackend, BuildArgvShape) {
   RecordingRunner runner;
-  CudaBackend cuda(runner, fake_tools());
+  CudaBackend cuda(runner, fake_cuda_tools());
   const auto argv = cuda.build_argv({"kernels/gemm.hip", "out/gemm", 2, "sm_90"}, "nvcc");
   const auto has = [&](const std::string& a) { return std::find(argv.begin(), argv.end(), a) != argv.end(); };
   EXPECT_EQ(argv.front(), "nvcc");

@@ -11,7 +11,7 @@
 namespace swz {
 namespace {
 
-nlohmann::json h100_query() {
+nlohmann::json h100_device_query() {
   return {{"name", "NVIDIA H100 80GB HBM3"}, {"arch", "sm_90"},  {"compute_units", 132},
           {"l2_bytes", 52428800},            {"vendor", "nvidia"}, {"driver_version", 13000}};
 }
@@ -36,7 +36,7 @@ probe::ProbeResult h100_probe() {
 TEST(AssembleHardwareProfile, QueryAloneUsesTheArchTable) {
   test::TempDir tmp;
   test::ScopedEnv cache("XDG_CACHE_HOME", tmp.path().string());
-  auto h = assemble_hardware_profile(h100_query(), "");
+  auto h = assemble_hardware_profile(h100_device_query(), "");
   ASSERT_TRUE(h) << h.error().message;
   EXPECT_EQ(h->num_dies, 2);
   EXPECT_EQ(h->dispatch.kind, "round_robin");
@@ -48,7 +48,7 @@ TEST(AssembleHardwareProfile, CachedProbeOfThisDeviceReplacesTheAssumedModel) {
   test::ScopedEnv cache("XDG_CACHE_HOME", tmp.path().string());
   const auto path = probe::probe_cache_dir() / probe::probe_cache_name("NVIDIA H100 80GB HBM3", 13000, 132);
   ASSERT_TRUE(probe::save_probe(h100_probe(), path));
-  auto h = assemble_hardware_profile(h100_query(), "");
+  auto h = assemble_hardware_profile(h100_device_query(), "");
   ASSERT_TRUE(h) << h.error().message;
   EXPECT_EQ(h->dispatch.kind, "table");
   EXPECT_EQ(h->dispatch.source, "measured");
@@ -62,7 +62,7 @@ TEST(AssembleHardwareProfile, ProbeOfAnotherDriverIsIgnored) {
   auto other = h100_probe();
   other.driver_version = 12040;
   ASSERT_TRUE(probe::save_probe(other, probe::probe_cache_dir() / probe::probe_cache_name(other.device_name, 12040, 132)));
-  auto h = assemble_hardware_profile(h100_query(), "");
+  auto h = assemble_hardware_profile(h100_device_query(), "");
   ASSERT_TRUE(h);
   EXPECT_EQ(h->dispatch.source, "assumed");
 }
@@ -70,7 +70,7 @@ TEST(AssembleHardwareProfile, ProbeOfAnotherDriverIsIgnored) {
 TEST(AssembleHardwareProfile, ArchOverrideAndBadQuery) {
   test::TempDir tmp;
   test::ScopedEnv cache("XDG_CACHE_HOME", tmp.path().string());
-  auto h = assemble_hardware_profile(h100_query(), "sm_90a");
+  auto h = assemble_hardware_profile(h100_device_query(), "sm_90a");
   ASSERT_TRUE(h);
   EXPECT_EQ(h->arch, "sm_90a");
   EXPECT_FALSE(assemble_hardware_profile(nlohmann::json::object(), ""));

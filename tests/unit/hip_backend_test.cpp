@@ -13,7 +13,9 @@
 namespace swz {
 namespace {
 
+using test::has_arg;
 using test::TempDir;
+using test::value_after;
 
 // Records every ProcessSpec and answers it with `script` (default: success, no output).
 class ScriptedRunner final : public ProcessRunner {
@@ -37,35 +39,25 @@ class ScriptedRunner final : public ProcessRunner {
   }
 };
 
-ToolOptions fake_tools() {
+ToolOptions fake_hip_tools() {
   ToolOptions t;
   t.compiler = "fake-hipcc";
   t.profiler = "fake-rocprofv3";
   return t;
 }
 
-// The value after `flag` in argv ("" when absent).
-std::string value_after(const std::vector<std::string>& argv, const std::string& flag) {
-  auto it = std::find(argv.begin(), argv.end(), flag);
-  return it == argv.end() || it + 1 == argv.end() ? "" : *(it + 1);
-}
-
-bool has(const std::vector<std::string>& argv, const std::string& arg) {
-  return std::find(argv.begin(), argv.end(), arg) != argv.end();
-}
-
 // ---- build -------------------------------------------------------------------------
 
 TEST(HipBackend, BuildArgvShape) {
   ScriptedRunner runner;
-  HipBackend hip(runner, fake_tools());
+  HipBackend hip(runner, fake_hip_tools());
   const auto argv = hip.build_argv({"kernels/gemm.hip", "/tmp/out/gemm", 8, "gfx940"}, "hipcc");
   ASSERT_GE(argv.size(), 6u);
   EXPECT_EQ(argv.front(), "hipcc");
-  EXPECT_TRUE(has(argv, "--offload-arch=gfx940"));
-  EXPECT_TRUE(has(argv, "-I" + support_dir().string()));
-  EXPECT_TRUE(has(argv, "-DSWZ_NUM_DIES=8"));
-  EXPECT_TRUE(has(argv, "-O3"));
+  EXPECT_TRUE(has_arg(argv, "--offload-arch=gfx940"));
+  EXPECT_TRUE(has_arg(argv, "-I" + support_dir().string()));
+  EXPECT_TRUE(has_arg(argv, "-DSWZ_NUM_DIES=8"));
+  EXPECT_TRUE(has_arg(argv, "-O3"));
   // ... -o OUTPUT SOURCE, the source last.
   EXPECT_EQ(argv[argv.size() - 3], "-o");
   EXPECT_EQ(argv[argv.size() - 2], "/tmp/out/gemm");
@@ -74,18 +66,18 @@ TEST(HipBackend, BuildArgvShape) {
 
 TEST(HipBackend, BuildArchFromRequestThenToolsThenNone) {
   ScriptedRunner runner;
-  auto tools = fake_tools();
+  auto tools = fake_hip_tools();
   tools.arch = "gfx90a";
   tools.extra_flags = {"-g"};
   HipBackend hip(runner, tools);
   auto argv = hip.build_argv({"k.hip", "k", 1, "gfx940"}, "hipcc");
-  EXPECT_TRUE(has(argv, "--offload-arch=gfx940"));
-  EXPECT_FALSE(has(argv, "--offload-arch=gfx90a"));
-  EXPECT_TRUE(has(argv, "-g"));
+  EXPECT_TRUE(has_arg(argv, "--offload-arch=gfx940"));
+  EXPECT_FALSE(has_arg(argv, "--offload-arch=gfx90a"));
+  EXPECT_TRUE(has_arg(argv, "-g"));
   argv = hip.build_argv({"k.hip", "k", 1, ""}, "hipcc");
-  EXPECT_TRUE(has(argv, "--offload-arch=gfx90a"));
+  EXPECT_TRUE(has_arg(argv, "--offload-arch=gfx90a"));
 
-  HipBackend no_arch(runner, fake_tools());
+  HipBackend no_arch(runner, fake_hip_tools());
   argv = no_arch.build_argv({"k.hip", "k", 1, ""}, "hipcc");
   // No arch at all: hipcc asks rocm_agent_enumerator for the installed GPU.
   EXPECT_TRUE(std::none_of(argv.begin(), argv.end(),
@@ -94,7 +86,7 @@ TEST(HipBackend, BuildArchFromRequestThenToolsThenNone) {
 
 TEST(HipBackend, BuildRunsTheConfiguredCompiler) {
   ScriptedRunner runner;
-  HipBackend hip(runner, fake_tools());
+  HipBackend hip(runner, fake_hip_tools());
   auto b = hip.build({"src/gemm.hip", "out/gemm", 8, "gfx940"});
   ASSERT_TRUE(b.ok()) << b.error().message;
   EXPECT_TRUE(b->ok);
@@ -109,7 +101,7 @@ TEST(HipBackend, CompileErrorIsAFailedBuildNotAnError) {
   runner.script = [](const ProcessSpec&) {
     return ScriptedRunner::exited(1, "", "gemm.hip:10:3: error: use of undeclared identifier 'x'\n1 error generated\n");
   };
-  HipBackend hip(runner, fake_tools());
+  HipBackend hip(runner, fake_hip_tools());
   auto b = hip.build({"gemm.hip", "gemm", 8, "gfx940"});
   ASSERT_TRUE(b.ok());
   EXPECT_FALSE(b->ok);
@@ -127,7 +119,7 @@ TEST(HipBackend, CompilerThatCannotStartIsAnError) {
     r.err = "execvp fake-hipcc: No such file or directory";
     return r;
   };
-  HipBackend hip(runner, fake_tools());
+  HipBackend hip(runner, fake_hip_tools());
   auto b = hip.build({"gemm.hip", "gemm", 8, "gfx940"});
   ASSERT_FALSE(b.ok());
   EXPECT_NE(b.error().message.find("cannot run hipcc"), std::string::npos) << b.error().message;
@@ -165,7 +157,7 @@ ProfileRequest gemm_profile_request(const fs::path& out_dir) {
 
 TEST(HipBackend, ProfileArgvIsTheDocumentedRocprofv3Command) {
   ScriptedRunner runner;
-  HipBackend hip(runner, fake_tools());
+  HipBackend hip(runner, fake_hip_tools());
   const auto argv = hip.profile_argv(gemm_profile_request("/runs/r/baseline"), "rocprofv3", "/runs/r/baseline/rocprof");
   const std::vector<std::string> want = {
       "rocprofv3", "--pmc", "TCC_HIT_sum", "TCC_MISS_sum", "--kernel-include-regex", "gemm_kernel",
@@ -176,10 +168,10 @@ TEST(HipBackend, ProfileArgvIsTheDocumentedRocprofv3Command) {
 
 TEST(HipBackend, ProfileArgvWithoutRegexProfilesEveryKernel) {
   ScriptedRunner runner;
-  HipBackend hip(runner, fake_tools());
+  HipBackend hip(runner, fake_hip_tools());
   ProfileRequest req{"/x/kernel", {"profile"}, "", "/x"};
   const auto argv = hip.profile_argv(req, "rocprofv3", "/x/rocprof");
-  EXPECT_FALSE(has(argv, "--kernel-include-regex"));
+  EXPECT_FALSE(has_arg(argv, "--kernel-include-regex"));
   EXPECT_EQ(value_after(argv, "-d"), "/x/rocprof");
   EXPECT_EQ(value_after(argv, "--"), "/x/kernel");
   EXPECT_EQ(argv.back(), "profile");
@@ -208,7 +200,7 @@ TEST(HipBackend, ProfileFindsTheNestedCounterCsvAndParsesIt) {
   TempDir tmp;
   ScriptedRunner runner;
   runner.script = fake_rocprofv3(test::read_text(test::fixture_path("rocprof/counters_2025.csv")));
-  HipBackend hip(runner, fake_tools());
+  HipBackend hip(runner, fake_hip_tools());
   auto m = hip.profile(gemm_profile_request(tmp / "baseline"));
   ASSERT_TRUE(m.ok()) << m.error().message;
   ASSERT_EQ(runner.calls.size(), 1u);
@@ -229,7 +221,7 @@ TEST(HipBackend, ProfileParsesThe2024Header) {
   TempDir tmp;
   ScriptedRunner runner;
   runner.script = fake_rocprofv3(test::read_text(test::fixture_path("rocprof/counters_2024.csv")));
-  HipBackend hip(runner, fake_tools());
+  HipBackend hip(runner, fake_hip_tools());
   auto m = hip.profile({"/x/kernel", {"profile"}, "addition_kernel", tmp.path()});
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_GT(m->launches, 0);
@@ -243,7 +235,7 @@ TEST(HipBackend, ProfilerFailureIsAClearError) {
   runner.script = fake_rocprofv3("", 1,
                                  "[rocprofv3] starting\nROCPROFILER_STATUS_ERROR_PROFILE_EXCEEDS_HW_LIMIT: "
                                  "counters do not fit in one pass\n");
-  HipBackend hip(runner, fake_tools());
+  HipBackend hip(runner, fake_hip_tools());
   auto m = hip.profile(gemm_profile_request(tmp.path()));
   ASSERT_FALSE(m.ok());
   const auto& msg = m.error().message;
@@ -255,7 +247,7 @@ TEST(HipBackend, ProfilerFailureIsAClearError) {
 TEST(HipBackend, MissingCounterCsvIsAClearError) {
   TempDir tmp;
   ScriptedRunner runner;  // exits 0, writes nothing
-  HipBackend hip(runner, fake_tools());
+  HipBackend hip(runner, fake_hip_tools());
   auto m = hip.profile(gemm_profile_request(tmp.path()));
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.error().message.find("no counter_collection.csv"), std::string::npos) << m.error().message;
@@ -266,7 +258,7 @@ TEST(HipBackend, CounterCsvWithoutTheL2CountersIsAnError) {
   TempDir tmp;
   ScriptedRunner runner;
   runner.script = fake_rocprofv3(test::read_text(test::fixture_path("rocprof/counters_missing_miss.csv")));
-  HipBackend hip(runner, fake_tools());
+  HipBackend hip(runner, fake_hip_tools());
   auto m = hip.profile({"/x/kernel", {"profile"}, "", tmp.path()});
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.error().message.find("TCC_MISS_sum"), std::string::npos) << m.error().message;
@@ -281,7 +273,7 @@ TEST(HipBackend, ProfilerThatCannotStartNamesTheOption) {
     r.err = "execvp: No such file or directory";
     return r;
   };
-  HipBackend hip(runner, fake_tools());
+  HipBackend hip(runner, fake_hip_tools());
   auto m = hip.profile(gemm_profile_request(tmp.path()));
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.error().message.find("cannot run rocprofv3"), std::string::npos) << m.error().message;
@@ -300,7 +292,7 @@ TEST(HipBackend, QueryDeviceBuildsRunsAndReadsTheDeviceQuery) {
     if (spec.argv[0] == "fake-hipcc") return ScriptedRunner::exited(0);
     return ScriptedRunner::exited(0, std::string("some runtime chatter\n") + kMi300xQuery + "\n");
   };
-  HipBackend hip(runner, fake_tools());
+  HipBackend hip(runner, fake_hip_tools());
   auto hw = hip.query_device(tmp.path());
   ASSERT_TRUE(hw.ok()) << hw.error().message;
   ASSERT_EQ(runner.calls.size(), 2u);
@@ -334,7 +326,7 @@ TEST(HipBackend, QueryDeviceWithoutXccCountFallsBackToTheArchTable) {
         0, R"({"name":"AMD Instinct MI300X","arch":"gfx942:sramecc+:xnack-","vendor":"amd","compute_units":304,"l2_bytes":4194304,"num_xcc":-1})"
            "\n");
   };
-  HipBackend hip(runner, fake_tools());
+  HipBackend hip(runner, fake_hip_tools());
   auto hw = hip.query_device(tmp.path());
   ASSERT_TRUE(hw.ok()) << hw.error().message;
   EXPECT_EQ(hw->num_dies, 8);
@@ -349,7 +341,7 @@ TEST(HipBackend, QueryDeviceWithoutAGpuSaysSo) {
     if (spec.argv[0] == "fake-hipcc") return ScriptedRunner::exited(0);
     return ScriptedRunner::exited(3, "", "error: no GPU device (hipErrorNoDevice)\n");
   };
-  HipBackend hip(runner, fake_tools());
+  HipBackend hip(runner, fake_hip_tools());
   auto hw = hip.query_device(tmp.path());
   ASSERT_FALSE(hw.ok());
   EXPECT_NE(hw.error().message.find("no AMD GPU answered the device query"), std::string::npos) << hw.error().message;
@@ -362,7 +354,7 @@ TEST(HipBackend, QueryDeviceThatDoesNotBuildSaysSo) {
   runner.script = [](const ProcessSpec&) {
     return ScriptedRunner::exited(1, "", "clang: error: cannot find ROCm device library\n");
   };
-  HipBackend hip(runner, fake_tools());
+  HipBackend hip(runner, fake_hip_tools());
   auto hw = hip.query_device(tmp.path());
   ASSERT_FALSE(hw.ok());
   EXPECT_NE(hw.error().message.find("cannot build the device query program"), std::string::npos) << hw.error().message;

@@ -18,9 +18,9 @@ namespace {
 constexpr const char* kKeyEnv = "SWZ_TEST_PROPOSER_KEY";
 constexpr const char* kKey = "sk-proposer-secret-0815";
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using test::has;
 
-const char* kKernel =
+const char* kLlmKernel =
     "// A small test kernel: each block scales one tile.\n"
     "#include <hip/hip_runtime.h>\n"
     "struct SwizzleGrid { unsigned m, n; };\n"
@@ -54,7 +54,7 @@ class LlmProposerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ::setenv(kKeyEnv, kKey, 1);
-    auto k = KernelSource::parse(kKernel, "tiles.hip");
+    auto k = KernelSource::parse(kLlmKernel, "tiles.hip");
     ASSERT_TRUE(k) << k.error().message;
     kernel.emplace(std::move(*k));
     hw.vendor = "amd";
@@ -390,7 +390,7 @@ TEST(LlmProposerFactory, ChecksModeAndPrompts) {
 TEST(LlmProposerDirect, MissingPromptsMakeProposeFatal) {
   test::TempDir empty;
   LlmProposer p(LlmOptions{}, ContextMode::aware, empty.path(), [](double) {});
-  auto k = KernelSource::parse(kKernel, "tiles.hip");
+  auto k = KernelSource::parse(kLlmKernel, "tiles.hip");
   ASSERT_TRUE(k);
   HardwareProfile hw;
   RunHistory h;

@@ -30,7 +30,7 @@ Metrics must_parse(const std::string& text) {
   return r.ok() ? r.value() : Metrics{};
 }
 
-std::string must_fail(const std::string& text) {
+std::string ncu_must_fail(const std::string& text) {
   auto r = parse_ncu_csv(text);
   EXPECT_FALSE(r.ok());
   return r.ok() ? "" : r.error().message;
@@ -77,7 +77,7 @@ TEST(NcuParser, DefaultMetricList) {
 }
 
 TEST(NcuParser, CounterPermissionError) {
-  std::string msg = must_fail(read_text(fixture_path("ncu/ctrperm.txt")));
+  std::string msg = ncu_must_fail(read_text(fixture_path("ncu/ctrperm.txt")));
   EXPECT_NE(msg.find("ERR_NVGPUCTRPERM"), std::string::npos) << msg;
   EXPECT_NE(msg.find("root"), std::string::npos) << msg;
   EXPECT_NE(msg.find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos) << msg;
@@ -85,15 +85,15 @@ TEST(NcuParser, CounterPermissionError) {
 }
 
 TEST(NcuParser, NoKernelsProfiled) {
-  std::string msg = must_fail(read_text(fixture_path("ncu/no_kernels.txt")));
+  std::string msg = ncu_must_fail(read_text(fixture_path("ncu/no_kernels.txt")));
   EXPECT_NE(msg.find("ncu profiled no kernel"), std::string::npos) << msg;
   EXPECT_NE(msg.find("--kernel-name"), std::string::npos) << msg;
 }
 
 TEST(NcuParser, NoKernelsListsWhatWasLaunched) {
-  std::string msg = must_fail(read_text(fixture_path("ncu/no_kernels.txt")));
+  std::string msg = ncu_must_fail(read_text(fixture_path("ncu/no_kernels.txt")));
   EXPECT_NE(msg.find("kernels launched: sgemm_tiled"), std::string::npos) << msg;
-  msg = must_fail(read_text(fixture_path("ncu/real_h100_no_kernels.txt")));
+  msg = ncu_must_fail(read_text(fixture_path("ncu/real_h100_no_kernels.txt")));
   EXPECT_NE(msg.find("ncu profiled no kernel"), std::string::npos) << msg;
   EXPECT_NE(msg.find("kernels launched: add_k, scale_k"), std::string::npos) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos);
@@ -151,24 +151,24 @@ TEST(NcuParser, HitsAndMissesWithoutSectors) {
 }
 
 TEST(NcuParser, NoHeaderAtAllIsNoKernel) {
-  EXPECT_NE(must_fail("==PROF== Connected to process 1\nhello\n").find("ncu profiled no kernel"), std::string::npos);
-  EXPECT_NE(must_fail("").find("ncu profiled no kernel"), std::string::npos);
+  EXPECT_NE(ncu_must_fail("==PROF== Connected to process 1\nhello\n").find("ncu profiled no kernel"), std::string::npos);
+  EXPECT_NE(ncu_must_fail("").find("ncu profiled no kernel"), std::string::npos);
 }
 
 TEST(NcuParser, NoHeaderPassesOnNcuErrorLine) {
-  std::string msg = must_fail("==ERROR== The application returned an error code (1).\n");
+  std::string msg = ncu_must_fail("==ERROR== The application returned an error code (1).\n");
   EXPECT_NE(msg.find("The application returned an error code (1)."), std::string::npos) << msg;
 }
 
 TEST(NcuParser, HeaderWithoutRowsIsNoKernel) {
-  EXPECT_NE(must_fail(kHeader + "\n").find("ncu profiled no kernel"), std::string::npos);
+  EXPECT_NE(ncu_must_fail(kHeader + "\n").find("ncu profiled no kernel"), std::string::npos);
 }
 
 TEST(NcuParser, UnparseableValueNamesTheMetric) {
-  std::string msg = must_fail(kHeader + "\n" + row(0, "dram__bytes_read.sum", "byte", "lots"));
+  std::string msg = ncu_must_fail(kHeader + "\n" + row(0, "dram__bytes_read.sum", "byte", "lots"));
   EXPECT_NE(msg.find("dram__bytes_read.sum"), std::string::npos) << msg;
   EXPECT_NE(msg.find("lots"), std::string::npos) << msg;
-  msg = must_fail(kHeader + "\n" + row(0, "lts__t_sectors.sum", "sector", "n/a"));
+  msg = ncu_must_fail(kHeader + "\n" + row(0, "lts__t_sectors.sum", "sector", "n/a"));
   EXPECT_NE(msg.find("lts__t_sectors.sum"), std::string::npos) << msg;
 }
 
@@ -218,7 +218,7 @@ TEST(NcuParser, PercentOverSeveralLaunchesIsWeightedBySectors) {
 TEST(NcuParser, PercentOverSeveralLaunchesWithoutWeightsIsAnError) {
   std::string text = kHeader + "\n" + row(0, "lts__t_sector_hit_rate.pct", "%", "90") +
                      row(1, "lts__t_sector_hit_rate.pct", "%", "10");
-  std::string msg = must_fail(text);
+  std::string msg = ncu_must_fail(text);
   EXPECT_NE(msg.find("lts__t_sectors.sum"), std::string::npos) << msg;
   EXPECT_NE(msg.find("2 launches"), std::string::npos) << msg;
 }
@@ -249,7 +249,7 @@ TEST(NcuParser, RuleRowsWithoutMetricAreSkipped) {
 TEST(NcuParser, TruncatedRowNamesTheLine) {
   std::string text = "==PROF== x\n" + kHeader + "\n" + row(0, "lts__t_sectors.sum", "sector", "5") +
                      R"x("1","42","app","127.0.0.1","k(float *, int)","1")x" "\n";
-  std::string msg = must_fail(text);
+  std::string msg = ncu_must_fail(text);
   EXPECT_NE(msg.find("line 4"), std::string::npos) << msg;
 }
 
@@ -260,14 +260,14 @@ TEST(NcuParser, OverflowingValuesAreAnErrorNotANan) {
                            row(0, "lts__t_sectors_lookup_hit.sum", "sector", "1e308") +
                            row(1, "lts__t_sectors.sum", "sector", "1e308") +
                            row(1, "lts__t_sectors_lookup_hit.sum", "sector", "1e308");
-  EXPECT_NE(must_fail(text).find("out of range"), std::string::npos);
+  EXPECT_NE(ncu_must_fail(text).find("out of range"), std::string::npos);
 }
 
 // A quoted value spanning lines was echoed into the error, which then had two
 // lines (found by tests/fuzz/fuzz_ncu_csv).
 TEST(NcuParser, ErrorsStayOneLineWhenAFieldSpansLines) {
   const std::string text = kHeader + "\n" + row(0, "lts__t_sectors.sum", "sector", "12\nnot a number");
-  const std::string msg = must_fail(text);
+  const std::string msg = ncu_must_fail(text);
   EXPECT_NE(msg.find("not a number"), std::string::npos) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
 }

@@ -11,9 +11,9 @@
 namespace swz {
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using test::has;
 
-const char* kKernel =
+const char* kPromptKernel =
     "// A small test kernel: each block scales one tile.\n"
     "#include <hip/hip_runtime.h>\n"
     "// swizzleperf:default-grid 12x10\n"
@@ -32,7 +32,7 @@ struct Fixture {
 };
 
 Fixture make_fixture() {
-  auto k = KernelSource::parse(kKernel, "tiles.hip");
+  auto k = KernelSource::parse(kPromptKernel, "tiles.hip");
   EXPECT_TRUE(k) << k.error().message;
   Fixture f{std::move(*k), {}, {}};
   f.hw.vendor = "amd";

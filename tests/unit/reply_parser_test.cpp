@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/fixtures.h"
 #include "support/chat_server.h"
 
 namespace swz {
@@ -33,7 +34,7 @@ ChatReply reply_with(std::string content, std::string finish = "stop") {
   return r;
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using test::has;
 
 TEST(ReplyParser, StrictJsonGivesAllFourParts) {
   auto r = parse_reply(reply_with(good_object().dump()), false);

@@ -15,7 +15,7 @@ using test::read_text;
 
 std::string fixture(const std::string& name) { return read_text(fixture_path("rocprof/" + name)); }
 
-std::string must_fail(std::string_view csv, std::string_view regex = "") {
+std::string rocprof_must_fail(std::string_view csv, std::string_view regex = "") {
   auto r = parse_rocprof_counters(csv, regex);
   EXPECT_FALSE(r.ok());
   return r.ok() ? "" : r.error().message;
@@ -69,19 +69,19 @@ TEST(RocprofCounters, Header2024WithoutTimestamps) {
 }
 
 TEST(RocprofCounters, NoDispatchMatched) {
-  std::string msg = must_fail(fixture("counters_2025.csv"), "^softmax");
+  std::string msg = rocprof_must_fail(fixture("counters_2025.csv"), "^softmax");
   EXPECT_NE(msg.find("no rocprofv3 dispatch matched"), std::string::npos) << msg;
   EXPECT_NE(msg.find("^softmax"), std::string::npos) << msg;
   EXPECT_NE(msg.find("reduce_rows(float*, int)"), std::string::npos) << msg;  // lists what it saw
 }
 
 TEST(RocprofCounters, InvalidRegex) {
-  std::string msg = must_fail(fixture("counters_2025.csv"), "gemm(");
+  std::string msg = rocprof_must_fail(fixture("counters_2025.csv"), "gemm(");
   EXPECT_NE(msg.find("invalid kernel regex"), std::string::npos) << msg;
 }
 
 TEST(RocprofCounters, MissingMissCounterIsNamed) {
-  std::string msg = must_fail(fixture("counters_missing_miss.csv"));
+  std::string msg = rocprof_must_fail(fixture("counters_missing_miss.csv"));
   EXPECT_NE(msg.find("TCC_MISS_sum"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("TCC_HIT_sum counter"), std::string::npos) << msg;
 }
@@ -91,25 +91,25 @@ TEST(RocprofCounters, CounterMissingForOneDispatch) {
       "\"Dispatch_Id\",\"Kernel_Name\",\"Counter_Name\",\"Counter_Value\"\n"
       "1,\"k\",\"TCC_HIT_sum\",1.000000\n1,\"k\",\"TCC_MISS_sum\",1.000000\n"
       "2,\"k\",\"TCC_HIT_sum\",1.000000\n";
-  std::string msg = must_fail(csv);
+  std::string msg = rocprof_must_fail(csv);
   EXPECT_NE(msg.find("TCC_MISS_sum"), std::string::npos) << msg;
   EXPECT_NE(msg.find("dispatch 2"), std::string::npos) << msg;
 }
 
 TEST(RocprofCounters, EmptyFile) {
-  std::string msg = must_fail(fixture("empty.csv"));
+  std::string msg = rocprof_must_fail(fixture("empty.csv"));
   EXPECT_NE(msg.find("empty"), std::string::npos) << msg;
-  EXPECT_NE(must_fail("\n\n").find("empty"), std::string::npos);
+  EXPECT_NE(rocprof_must_fail("\n\n").find("empty"), std::string::npos);
 }
 
 TEST(RocprofCounters, HeaderOnly) {
   std::string header = fixture("counters_2025.csv");
   header = header.substr(0, header.find('\n') + 1);
-  EXPECT_NE(must_fail(header).find("no dispatch"), std::string::npos);
+  EXPECT_NE(rocprof_must_fail(header).find("no dispatch"), std::string::npos);
 }
 
 TEST(RocprofCounters, TruncatedRowNamesTheLine) {
-  std::string msg = must_fail(fixture("counters_truncated.csv"));
+  std::string msg = rocprof_must_fail(fixture("counters_truncated.csv"));
   EXPECT_NE(msg.find("line 4"), std::string::npos) << msg;
   EXPECT_NE(msg.find("truncated"), std::string::npos) << msg;
 }
@@ -117,12 +117,12 @@ TEST(RocprofCounters, TruncatedRowNamesTheLine) {
 TEST(RocprofCounters, CutInsideQuotedNameIsAnError) {
   std::string csv = fixture("counters_2025.csv");
   csv = csv.substr(0, csv.find("void gemm_kernel<float, 64>(float const*", csv.find('\n')) + 20);
-  std::string msg = must_fail(csv);
+  std::string msg = rocprof_must_fail(csv);
   EXPECT_NE(msg.find("line 2"), std::string::npos) << msg;
 }
 
 TEST(RocprofCounters, HeaderMissingRequiredColumns) {
-  std::string msg = must_fail("\"Dispatch_Id\",\"Kernel_Name\",\"Counter\"\n1,\"k\",\"TCC_HIT_sum\"\n");
+  std::string msg = rocprof_must_fail("\"Dispatch_Id\",\"Kernel_Name\",\"Counter\"\n1,\"k\",\"TCC_HIT_sum\"\n");
   EXPECT_NE(msg.find("Counter_Name"), std::string::npos) << msg;
   EXPECT_NE(msg.find("Counter_Value"), std::string::npos) << msg;
 }
@@ -130,7 +130,7 @@ TEST(RocprofCounters, HeaderMissingRequiredColumns) {
 TEST(RocprofCounters, UnparseableValueNamesTheCounter) {
   std::string csv =
       "\"Dispatch_Id\",\"Kernel_Name\",\"Counter_Name\",\"Counter_Value\"\n1,\"k\",\"TCC_HIT_sum\",oops\n";
-  std::string msg = must_fail(csv);
+  std::string msg = rocprof_must_fail(csv);
   EXPECT_NE(msg.find("TCC_HIT_sum"), std::string::npos) << msg;
 }
 
