@@ -173,6 +173,7 @@ Result<Metrics> parse_ncu_csv_text(std::string_view text) {
   auto parsed = parse_csv(text.substr(*header_offset));
   if (!parsed) return Error{"ncu CSV: " + parsed.error().message};
   const auto& rows = parsed.value();
+  if (rows.empty()) return no_kernel_error(text);
   const auto& header = rows.front().fields;
   const Column col = *header_columns(header);
   const std::size_t needed = std::max({col.id, col.metric, col.value, col.has_unit ? col.unit : 0}) + 1;

@@ -60,6 +60,8 @@ Result<Metrics> parse_rocprof_counters_text(std::string_view csv, std::string_vi
   auto parsed = parse_csv(csv);
   if (!parsed) return Error{"rocprofv3 " + std::string(file) + ": " + parsed.error().message};
   const auto& rows = parsed.value();
+  // Not blank, yet no record: a byte-order mark alone (found by fuzz_rocprof_csv).
+  if (rows.empty()) return Error{"rocprofv3 counter_collection.csv is empty (no kernel dispatch was profiled)"};
   const auto& header = rows.front().fields;
 
   std::vector<std::string> missing;
@@ -172,6 +174,7 @@ Result<RocprofAgentInfo> parse_rocprof_agent_info_text(std::string_view csv) {
   auto parsed = parse_csv(csv);
   if (!parsed) return Error{"rocprofv3 " + std::string(file) + ": " + parsed.error().message};
   const auto& rows = parsed.value();
+  if (rows.empty()) return Error{"rocprofv3 agent_info.csv is empty"};  // a byte-order mark alone
   const auto& header = rows.front().fields;
 
   const auto c_type = column(header, "Agent_Type");

@@ -24,7 +24,7 @@ std::string row(int id, const std::string& metric, const std::string& unit, cons
          unit + "\",\"" + value + "\"\n";
 }
 
-Metrics must_parse(const std::string& text) {
+Metrics ncu_must_parse(const std::string& text) {
   auto r = parse_ncu_csv(text);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
   return r.ok() ? r.value() : Metrics{};
@@ -37,7 +37,7 @@ std::string ncu_must_fail(const std::string& text) {
 }
 
 TEST(NcuParser, GemmOneLaunchAllDefaultMetrics) {
-  Metrics m = must_parse(read_text(fixture_path("ncu/gemm_h100_details.csv")));
+  Metrics m = ncu_must_parse(read_text(fixture_path("ncu/gemm_h100_details.csv")));
   EXPECT_EQ(m.launches, 1);
   EXPECT_EQ(m.l2_sectors, 545259520.0);
   EXPECT_EQ(m.l2_hits, 238387462.0);
@@ -54,7 +54,7 @@ TEST(NcuParser, GemmOneLaunchAllDefaultMetrics) {
 }
 
 TEST(NcuParser, TwoKernelsAreSummedAndHitRateComesFromSums) {
-  Metrics m = must_parse(read_text(fixture_path("ncu/softmax_two_kernels.csv")));
+  Metrics m = ncu_must_parse(read_text(fixture_path("ncu/softmax_two_kernels.csv")));
   EXPECT_EQ(m.launches, 2);
   EXPECT_EQ(m.l2_sectors, 16793600.0 + 41943040.0);
   EXPECT_EQ(m.l2_hits, 3980083.0 + 8388608.0);
@@ -100,7 +100,7 @@ TEST(NcuParser, NoKernelsListsWhatWasLaunched) {
 }
 
 TEST(NcuParser, RealH100CaptureTwoKernels) {
-  Metrics m = must_parse(read_text(fixture_path("ncu/real_h100_two_kernels.csv")));
+  Metrics m = ncu_must_parse(read_text(fixture_path("ncu/real_h100_two_kernels.csv")));
   EXPECT_EQ(m.launches, 2);
   EXPECT_EQ(m.l2_sectors, 6400895.0 + 9518306.0);
   EXPECT_EQ(m.l2_hits, 3226754.0 + 3189596.0);
@@ -125,7 +125,7 @@ TEST(NcuParser, DerivedHitRateMatchesNcuPercentOnRealCapture) {
       if (line[0] != '"' || line.rfind("\"ID\"", 0) == 0 || line.rfind(id, 0) == 0) one += line;
       pos = nl == std::string::npos ? text.size() : nl + 1;
     }
-    Metrics m = must_parse(one);
+    Metrics m = ncu_must_parse(one);
     ASSERT_EQ(m.launches, 1);
     ASSERT_TRUE(m.l2_hit_pct);
     EXPECT_NEAR(*m.l2_hit_pct, m.raw.at("lts__t_sector_hit_rate.pct"), 0.005) << id;
@@ -133,7 +133,7 @@ TEST(NcuParser, DerivedHitRateMatchesNcuPercentOnRealCapture) {
 }
 
 TEST(NcuParser, RealH100CaptureWithRateAndAttributeMetrics) {
-  Metrics m = must_parse(read_text(fixture_path("ncu/real_h100_extra_metrics.csv")));
+  Metrics m = ncu_must_parse(read_text(fixture_path("ncu/real_h100_extra_metrics.csv")));
   EXPECT_EQ(m.launches, 2);
   EXPECT_TRUE(m.l2_hit_pct.has_value());
   EXPECT_TRUE(m.dram_read_bytes.has_value());
@@ -144,7 +144,7 @@ TEST(NcuParser, RealH100CaptureWithRateAndAttributeMetrics) {
 }
 
 TEST(NcuParser, HitsAndMissesWithoutSectors) {
-  Metrics m = must_parse(kHeader + "\n" + row(0, "lts__t_sectors_lookup_hit.sum", "sector", "30") +
+  Metrics m = ncu_must_parse(kHeader + "\n" + row(0, "lts__t_sectors_lookup_hit.sum", "sector", "30") +
                          row(0, "lts__t_sectors_lookup_miss.sum", "sector", "10"));
   ASSERT_TRUE(m.l2_hit_pct);
   EXPECT_DOUBLE_EQ(*m.l2_hit_pct, 75.0);
@@ -179,7 +179,7 @@ TEST(NcuParser, HeaderFoundByContentAfterNoisyOutputAndColumnsByName) {
       "\"Metric Name\",\"Metric Value\",\"ID\",\"Metric Unit\"\n"
       "\"lts__t_sectors.sum\",\"1,000\",\"0\",\"sector\"\n"
       "\"lts__t_sectors_lookup_hit.sum\",\"250\",\"0\",\"sector\"\n";
-  Metrics m = must_parse(text);
+  Metrics m = ncu_must_parse(text);
   EXPECT_EQ(m.l2_sectors, 1000.0);
   ASSERT_TRUE(m.l2_hit_pct);
   EXPECT_DOUBLE_EQ(*m.l2_hit_pct, 25.0);  // hits/sectors when misses are absent
@@ -191,7 +191,7 @@ TEST(NcuParser, UnitsAreConvertedToBase) {
                      row(1, "dram__bytes_read.sum", "Gbyte", "1.5") + row(1, "dram__bytes_write.sum", "byte", "1,000") +
                      row(1, "gpu__time_duration.sum", "msecond", "2") + row(2, "gpu__time_duration.sum", "nsecond", "7") +
                      row(2, "dram__bytes_read.sum", "MB", "1") + row(2, "dram__bytes_write.sum", "", "3");
-  Metrics m = must_parse(text);
+  Metrics m = ncu_must_parse(text);
   EXPECT_EQ(m.launches, 3);
   EXPECT_DOUBLE_EQ(*m.dram_read_bytes, 2.5e6 + 1.5e9 + 1e6);
   EXPECT_DOUBLE_EQ(*m.dram_write_bytes, 640e3 + 1000 + 3);
@@ -201,7 +201,7 @@ TEST(NcuParser, UnitsAreConvertedToBase) {
 }
 
 TEST(NcuParser, PercentOnlyWithOneLaunchIsUsed) {
-  Metrics m = must_parse(kHeader + "\n" + row(0, "lts__t_sector_hit_rate.pct", "%", "87.98"));
+  Metrics m = ncu_must_parse(kHeader + "\n" + row(0, "lts__t_sector_hit_rate.pct", "%", "87.98"));
   ASSERT_TRUE(m.l2_hit_pct);
   EXPECT_DOUBLE_EQ(*m.l2_hit_pct, 87.98);
 }
@@ -210,7 +210,7 @@ TEST(NcuParser, PercentOverSeveralLaunchesIsWeightedBySectors) {
   std::string text = kHeader + "\n" + row(0, "lts__t_sector_hit_rate.pct", "%", "90") +
                      row(0, "lts__t_sectors.sum", "sector", "100") + row(1, "lts__t_sector_hit_rate.pct", "%", "10") +
                      row(1, "lts__t_sectors.sum", "sector", "300");
-  Metrics m = must_parse(text);
+  Metrics m = ncu_must_parse(text);
   ASSERT_TRUE(m.l2_hit_pct);
   EXPECT_DOUBLE_EQ(*m.l2_hit_pct, (90.0 * 100 + 10.0 * 300) / 400);
 }
@@ -226,7 +226,7 @@ TEST(NcuParser, PercentOverSeveralLaunchesWithoutWeightsIsAnError) {
 TEST(NcuParser, MetricMissingFromOneLaunchStaysOutOfTypedFields) {
   std::string text = kHeader + "\n" + row(0, "lts__t_sectors.sum", "sector", "100") +
                      row(0, "dram__bytes_read.sum", "byte", "64") + row(1, "dram__bytes_read.sum", "byte", "32");
-  Metrics m = must_parse(text);
+  Metrics m = ncu_must_parse(text);
   EXPECT_EQ(m.launches, 2);
   EXPECT_FALSE(m.l2_sectors.has_value());
   EXPECT_EQ(m.raw.at("lts__t_sectors.sum"), 100.0);
@@ -237,13 +237,13 @@ TEST(NcuParser, CrlfTrailingWarningsAndDuplicateRows) {
   std::string text = kHeader + "\r\n" + row(0, "lts__t_sectors.sum", "sector", "100") +
                      row(0, "lts__t_sectors.sum", "sector", "100") +  // same metric in a second section
                      "==WARNING== Found outstanding GPU clock reset, trying to revert...Success.\r\n";
-  Metrics m = must_parse(text);
+  Metrics m = ncu_must_parse(text);
   EXPECT_EQ(m.l2_sectors, 100.0);
 }
 
 TEST(NcuParser, RuleRowsWithoutMetricAreSkipped) {
   std::string text = kHeader + "\n" + row(0, "lts__t_sectors.sum", "sector", "5") + row(0, "", "", "");
-  EXPECT_EQ(must_parse(text).l2_sectors, 5.0);
+  EXPECT_EQ(ncu_must_parse(text).l2_sectors, 5.0);
 }
 
 TEST(NcuParser, TruncatedRowNamesTheLine) {

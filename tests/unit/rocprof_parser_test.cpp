@@ -21,14 +21,14 @@ std::string rocprof_must_fail(std::string_view csv, std::string_view regex = "")
   return r.ok() ? "" : r.error().message;
 }
 
-Metrics must_parse(std::string_view csv, std::string_view regex = "") {
+Metrics rocprof_must_parse(std::string_view csv, std::string_view regex = "") {
   auto r = parse_rocprof_counters(csv, regex);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
   return r.ok() ? r.value() : Metrics{};
 }
 
 TEST(RocprofCounters, Header2025AllDispatches) {
-  Metrics m = must_parse(fixture("counters_2025.csv"));
+  Metrics m = rocprof_must_parse(fixture("counters_2025.csv"));
   EXPECT_EQ(m.launches, 4);
   EXPECT_EQ(m.l2_hits, 3000000.0 + 50000 + 2500000 + 3500000);
   EXPECT_EQ(m.l2_misses, 1000000.0 + 50000 + 1500000 + 500000);
@@ -45,7 +45,7 @@ TEST(RocprofCounters, Header2025AllDispatches) {
 }
 
 TEST(RocprofCounters, RegexSelectsTemplatedKernelWithCommas) {
-  Metrics m = must_parse(fixture("counters_2025.csv"), R"x(gemm_kernel<float, 64>\(float const\*)x");
+  Metrics m = rocprof_must_parse(fixture("counters_2025.csv"), R"x(gemm_kernel<float, 64>\(float const\*)x");
   EXPECT_EQ(m.launches, 3);
   EXPECT_EQ(m.l2_hits, 9000000.0);
   EXPECT_EQ(m.l2_misses, 3000000.0);
@@ -53,13 +53,13 @@ TEST(RocprofCounters, RegexSelectsTemplatedKernelWithCommas) {
 }
 
 TEST(RocprofCounters, RegexIsASearchNotAFullMatch) {
-  Metrics m = must_parse(fixture("counters_2025.csv"), "reduce");
+  Metrics m = rocprof_must_parse(fixture("counters_2025.csv"), "reduce");
   EXPECT_EQ(m.launches, 1);
   EXPECT_DOUBLE_EQ(*m.l2_hit_pct, 50.0);
 }
 
 TEST(RocprofCounters, Header2024WithoutTimestamps) {
-  Metrics m = must_parse(fixture("counters_2024.csv"), "addition_kernel");
+  Metrics m = rocprof_must_parse(fixture("counters_2024.csv"), "addition_kernel");
   EXPECT_EQ(m.launches, 2);
   EXPECT_EQ(m.l2_hits, 98304.0 + 114688);
   EXPECT_EQ(m.l2_misses, 32768.0 + 16384);
@@ -100,6 +100,12 @@ TEST(RocprofCounters, EmptyFile) {
   std::string msg = rocprof_must_fail(fixture("empty.csv"));
   EXPECT_NE(msg.find("empty"), std::string::npos) << msg;
   EXPECT_NE(rocprof_must_fail("\n\n").find("empty"), std::string::npos);
+  // A byte-order mark alone is not blank but holds no record (found by fuzz_rocprof_csv,
+  // tests/fixtures/fuzz/fuzz_rocprof_csv/bom-only.csv).
+  EXPECT_NE(rocprof_must_fail("\xEF\xBB\xBF").find("empty"), std::string::npos);
+  auto agents = parse_rocprof_agent_info("\xEF\xBB\xBF");
+  ASSERT_FALSE(agents);
+  EXPECT_NE(agents.error().message.find("agent_info.csv is empty"), std::string::npos) << agents.error().message;
 }
 
 TEST(RocprofCounters, HeaderOnly) {
@@ -141,7 +147,7 @@ TEST(RocprofCounters, CrlfLineEndings) {
     if (c == '\n') crlf += '\r';
     crlf += c;
   }
-  EXPECT_EQ(must_parse(crlf).launches, 2);
+  EXPECT_EQ(rocprof_must_parse(crlf).launches, 2);
 }
 
 TEST(RocprofAgentInfo, FirstGpuAgent) {
