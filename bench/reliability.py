@@ -50,41 +50,50 @@ def log(msg):
 
 
 # ---------------------------------------------------------------- fuzz campaign
-def run_fuzz(fuzz_dir, seconds, out_dir):
-    results = {}
-    for binary in sorted(glob.glob(os.path.join(fuzz_dir, "fuzz_*"))):
-        if not os.access(binary, os.X_OK) or os.path.isdir(binary):
-            continue
-        name = os.path.basename(binary)
-        seeds = os.path.join(ROOT, "tests", "fuzz", "corpus", name)
-        work = tempfile.mkdtemp(prefix=f"swz-{name}-")
-        if os.path.isdir(seeds):
-            for f in os.listdir(seeds):
-                shutil.copy(os.path.join(seeds, f), work)
-        artifacts = os.path.join(out_dir, name) + "-"
-        cmd = ["nice", "-n", "19", binary, work, f"-max_total_time={seconds}", "-print_final_stats=1",
-               "-detect_leaks=1", f"-artifact_prefix={artifacts}", "-timeout=25",
-               "-rss_limit_mb=2048"]
-        fuzz_src = os.path.join(ROOT, "tests", "fuzz")
-        dict_name = "fuzz_csv.dict" if name in ("fuzz_ncu_csv", "fuzz_rocprof_csv") else \
-            "fuzz_json.dict" if name in ("fuzz_history", "fuzz_probe_json", "fuzz_reply") else None
-        if dict_name:
-            cmd.append(f"-dict={os.path.join(fuzz_src, dict_name)}")
-        t0 = time.time()
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
-                           timeout=seconds + 120)
-        elapsed = time.time() - t0
-        execs = sum(int(m) for m in re.findall(r"stat::number_of_executed_units:\s*(\d+)", p.stdout))
-        crashed = p.returncode != 0 or bool(glob.glob(artifacts + "*"))
-        leaks = len(re.findall(r"ERROR: LeakSanitizer", p.stdout))
-        results[name] = {"execs": execs, "crashes": int(crashed), "leaks": leaks, "seconds": round(elapsed, 1),
-                         "exit_code": p.returncode}
-        if crashed:
-            tail = "\n".join(p.stdout.splitlines()[-30:])
-            results[name]["tail"] = tail
-        log(f"fuzz {name}: {execs} execs in {elapsed:.0f} s, crashed={crashed}")
-        shutil.rmtree(work, ignore_errors=True)
-    return results
+def run_fuzz(fuzz_dir, seconds, out_dir, jobs=1):
+    binaries = [b for b in sorted(glob.glob(os.path.join(fuzz_dir, "fuzz_*")))
+                if os.access(b, os.X_OK) and not os.path.isdir(b)]
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        parts = list(pool.map(lambda b: fuzz_one(b, seconds, out_dir), binaries))
+    return {name: r for name, r in parts}
+
+
+def fuzz_one(binary, seconds, out_dir):
+    """One target for `seconds` over a scratch copy of its seeds: (name, numbers)."""
+    name = os.path.basename(binary)
+    seeds = os.path.join(ROOT, "tests", "fuzz", "corpus", name)
+    work = tempfile.mkdtemp(prefix=f"swz-{name}-")
+    if os.path.isdir(seeds):
+        for f in os.listdir(seeds):
+            shutil.copy(os.path.join(seeds, f), work)
+    artifacts = os.path.join(out_dir, name) + "-"
+    cmd = ["nice", "-n", "19", binary, work, f"-max_total_time={seconds}", "-print_final_stats=1",
+           "-detect_leaks=1", f"-artifact_prefix={artifacts}", "-timeout=25",
+           "-rss_limit_mb=2048"]
+    fuzz_src = os.path.join(ROOT, "tests", "fuzz")
+    dict_name = "fuzz_csv.dict" if name in ("fuzz_ncu_csv", "fuzz_rocprof_csv") else \
+        "fuzz_json.dict" if name in ("fuzz_history", "fuzz_probe_json", "fuzz_reply") else None
+    if dict_name:
+        cmd.append(f"-dict={os.path.join(fuzz_src, dict_name)}")
+    t0 = time.time()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                       timeout=seconds + 120)
+    elapsed = time.time() - t0
+    execs = sum(int(m) for m in re.findall(r"stat::number_of_executed_units:\s*(\d+)", p.stdout))
+    crashed = p.returncode != 0 or bool(glob.glob(artifacts + "*"))
+    leaks = len(re.findall(r"ERROR: LeakSanitizer", p.stdout))
+    r = {"execs": execs, "crashes": int(crashed), "leaks": leaks, "seconds": round(elapsed, 1),
+         "exit_code": p.returncode}
+    if crashed:
+        r["tail"] = "\n".join(p.stdout.splitlines()[-30:])
+        keep = os.path.join(ROOT, "build-fuzz", "artifacts")  # the crashing input outlives the temp dir
+        os.makedirs(keep, exist_ok=True)
+        for f in glob.glob(artifacts + "*"):
+            shutil.copy(f, keep)
+    log(f"fuzz {name}: {execs} execs in {elapsed:.0f} s, crashed={crashed}")
+    shutil.rmtree(work, ignore_errors=True)
+    return name, r
 
 
 def git_commit():
@@ -483,6 +492,7 @@ def main():
     ap.add_argument("--soak-parallel", type=int, default=4, help="soak runs at a time")
     ap.add_argument("--seed", type=int, default=15)
     ap.add_argument("--skip", default="", help="comma list of fuzz,kill,soak to skip")
+    ap.add_argument("--fuzz-jobs", type=int, default=1, help="fuzz targets run at a time")
     ap.add_argument("--fuzz-accumulate", action="store_true",
                     help="add this run's fuzz numbers to the same day's earlier ones (a campaign in rounds; "
                          "each round is listed in fuzz_rounds with its commit)")
@@ -503,11 +513,12 @@ def main():
         def fuzz():
             art = os.path.join(work, "fuzz-artifacts")
             os.makedirs(art)
-            result["fuzz"] = run_fuzz(os.path.join(a.fuzz_build, "tests", "fuzz"), a.fuzz_seconds, art)
+            result["fuzz"] = run_fuzz(os.path.join(a.fuzz_build, "tests", "fuzz"), a.fuzz_seconds, art, a.fuzz_jobs)
             result["fuzz_execs_total"] = sum(v["execs"] for v in result["fuzz"].values())
             result["fuzz_crashes_total"] = sum(v["crashes"] for v in result["fuzz"].values())
             result["fuzz_leaks_total"] = sum(v["leaks"] for v in result["fuzz"].values())
             result["fuzz_rounds"] = [{"date": result["date"], "commit": result["commit"], "seconds_per_target": a.fuzz_seconds,
+                                      "jobs": a.fuzz_jobs, "in_totals": True,
                                       "execs": result["fuzz_execs_total"], "crashes": result["fuzz_crashes_total"],
                                       "leaks": result["fuzz_leaks_total"]}]
 
@@ -564,8 +575,12 @@ def main():
             with open(base + ".json") as f:
                 earlier = json.load(f)
             result["commands"] = earlier.get("commands", []) + result["commands"]
-            if a.fuzz_accumulate and "fuzz" in result and "fuzz" in earlier:
-                add_fuzz_round(earlier, result)
+            if "fuzz" in result and "fuzz" in earlier:
+                if a.fuzz_accumulate:
+                    add_fuzz_round(earlier, result)
+                else:  # this round's numbers are the totals; earlier rounds stay listed
+                    earlier_rounds = [dict(r, in_totals=False) for r in earlier.get("fuzz_rounds", [])]
+                    result["fuzz_rounds"] = earlier_rounds + result.get("fuzz_rounds", [])
             result["seconds"] = round(result["seconds"] + earlier.get("seconds", 0), 1)
             earlier.update(result)
             result = earlier
@@ -596,7 +611,9 @@ def render_md(r):
                 f"**{r['fuzz_leaks_total']}** | |", ""]
         for rd in r.get("fuzz_rounds", []):
             out.append(f"- round {rd.get('date')} at commit {rd.get('commit')}: {rd.get('execs', 0):,} execs, "
-                       f"{rd.get('crashes', 0)} crashes, {rd.get('leaks', 0)} leaks")
+                       f"{rd.get('crashes', 0)} crashes, {rd.get('leaks', 0)} leaks"
+                       + ("" if rd.get("in_totals", True) else " (not in the totals above)")
+                       + (f"; {rd['note']}" if rd.get("note") else ""))
         out.append("")
     if "kill_storm_error" in r:
         out += ["## Kill storm", "", f"FAILED: {r['kill_storm_error']}", ""]
