@@ -44,6 +44,15 @@ case $PART in
     pack suite "$DIR"
     ;;
   gemm)
+    # "Before" for issue #13: a binary of an earlier commit carried as
+    # .devcarry/swizzleperf-before (its commit in .devcarry/before-commit), run first.
+    if [ -x .devcarry/swizzleperf-before ]; then
+      mkdir -p "$OUT/before"
+      OUT="$OUT/before" SWZ_LOOP_PART=gemm SWZ_BIN=.devcarry/swizzleperf-before SWZ_RUNS=runs/before \
+        bench/h100_loop.sh "$@"
+      cp .devcarry/before-commit "$OUT/before/" 2>/dev/null
+      pack gemm-before runs/before/loop-gemm
+    fi
     SWZ_LOOP_PART=gemm SWZ_BIN=$BIN bench/h100_loop.sh "$@"
     pack gemm runs/loop-gemm
     ;;
