@@ -50,9 +50,9 @@ def log(msg):
 
 
 # ---------------------------------------------------------------- fuzz campaign
-def run_fuzz(fuzz_dir, seconds, out_dir, jobs=1):
+def run_fuzz(fuzz_dir, seconds, out_dir, jobs=1, only=()):
     binaries = [b for b in sorted(glob.glob(os.path.join(fuzz_dir, "fuzz_*")))
-                if os.access(b, os.X_OK) and not os.path.isdir(b)]
+                if os.access(b, os.X_OK) and not os.path.isdir(b) and (not only or os.path.basename(b) in only)]
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         parts = list(pool.map(lambda b: fuzz_one(b, seconds, out_dir), binaries))
@@ -100,6 +100,27 @@ def git_commit():
     p = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
                        stderr=subprocess.DEVNULL, text=True)
     return p.stdout.strip() or "unknown"
+
+
+def replace_fuzz_targets(earlier, result):
+    """Per target, the latest round's numbers are the totals: the targets this round
+    fuzzed replace theirs, the others keep theirs. Every round stays listed; in_totals
+    says whether some target's numbers still come from it."""
+    rounds = earlier.get("fuzz_rounds", [])
+    current = [r for r in rounds if r.get("in_totals", True)]
+    merged = {k: dict(v) for k, v in earlier["fuzz"].items()}
+    if len(current) == 1:  # entries written before per-target stamps belong to that round
+        for v in merged.values():
+            v.setdefault("round", current[0].get("date"))
+            v.setdefault("commit", current[0].get("commit"))
+    merged.update(result["fuzz"])
+    rounds = rounds + result.get("fuzz_rounds", [])
+    live = {v.get("round") for v in merged.values()}
+    result["fuzz_rounds"] = [dict(r, in_totals=r.get("date") in live) for r in rounds]
+    result["fuzz"] = merged
+    result["fuzz_execs_total"] = sum(v["execs"] for v in merged.values())
+    result["fuzz_crashes_total"] = sum(v["crashes"] for v in merged.values())
+    result["fuzz_leaks_total"] = sum(v["leaks"] for v in merged.values())
 
 
 def add_fuzz_round(earlier, result):
@@ -493,6 +514,8 @@ def main():
     ap.add_argument("--seed", type=int, default=15)
     ap.add_argument("--skip", default="", help="comma list of fuzz,kill,soak to skip")
     ap.add_argument("--fuzz-jobs", type=int, default=1, help="fuzz targets run at a time")
+    ap.add_argument("--fuzz-targets", default="", help="comma list of fuzz targets (default: all); the others keep "
+                                                         "the numbers of their latest round")
     ap.add_argument("--fuzz-accumulate", action="store_true",
                     help="add this run's fuzz numbers to the same day's earlier ones (a campaign in rounds; "
                          "each round is listed in fuzz_rounds with its commit)")
@@ -513,12 +536,15 @@ def main():
         def fuzz():
             art = os.path.join(work, "fuzz-artifacts")
             os.makedirs(art)
-            result["fuzz"] = run_fuzz(os.path.join(a.fuzz_build, "tests", "fuzz"), a.fuzz_seconds, art, a.fuzz_jobs)
+            only = tuple(filter(None, a.fuzz_targets.split(",")))
+            result["fuzz"] = run_fuzz(os.path.join(a.fuzz_build, "tests", "fuzz"), a.fuzz_seconds, art, a.fuzz_jobs, only)
+            for v in result["fuzz"].values():
+                v.update(round=result["date"], commit=result["commit"])
             result["fuzz_execs_total"] = sum(v["execs"] for v in result["fuzz"].values())
             result["fuzz_crashes_total"] = sum(v["crashes"] for v in result["fuzz"].values())
             result["fuzz_leaks_total"] = sum(v["leaks"] for v in result["fuzz"].values())
             result["fuzz_rounds"] = [{"date": result["date"], "commit": result["commit"], "seconds_per_target": a.fuzz_seconds,
-                                      "jobs": a.fuzz_jobs, "in_totals": True,
+                                      "jobs": a.fuzz_jobs, "in_totals": True, "targets": sorted(result["fuzz"]),
                                       "execs": result["fuzz_execs_total"], "crashes": result["fuzz_crashes_total"],
                                       "leaks": result["fuzz_leaks_total"]}]
 
@@ -578,9 +604,8 @@ def main():
             if "fuzz" in result and "fuzz" in earlier:
                 if a.fuzz_accumulate:
                     add_fuzz_round(earlier, result)
-                else:  # this round's numbers are the totals; earlier rounds stay listed
-                    earlier_rounds = [dict(r, in_totals=False) for r in earlier.get("fuzz_rounds", [])]
-                    result["fuzz_rounds"] = earlier_rounds + result.get("fuzz_rounds", [])
+                else:
+                    replace_fuzz_targets(earlier, result)
             result["seconds"] = round(result["seconds"] + earlier.get("seconds", 0), 1)
             earlier.update(result)
             result = earlier
@@ -604,11 +629,11 @@ def render_md(r):
            "Produced by bench/reliability.py (its docstring says what each number means).", ""]
     if "fuzz" in r:
         out += ["## Fuzz campaign (libFuzzer, ASan + UBSan, -detect_leaks=1)", "",
-                "| target | execs | crashes | leaks | seconds |", "|---|---|---|---|---|"]
+                "| target | execs | crashes | leaks | seconds | commit |", "|---|---|---|---|---|---|"]
         for name, v in r["fuzz"].items():
-            out.append(f"| {name} | {v['execs']:,} | {v['crashes']} | {v['leaks']} | {v['seconds']} |")
+            out.append(f"| {name} | {v['execs']:,} | {v['crashes']} | {v['leaks']} | {v['seconds']} | {v.get('commit', '')} |")
         out += [f"| **all** | **{r['fuzz_execs_total']:,}** | **{r['fuzz_crashes_total']}** | "
-                f"**{r['fuzz_leaks_total']}** | |", ""]
+                f"**{r['fuzz_leaks_total']}** | | |", ""]
         for rd in r.get("fuzz_rounds", []):
             out.append(f"- round {rd.get('date')} at commit {rd.get('commit')}: {rd.get('execs', 0):,} execs, "
                        f"{rd.get('crashes', 0)} crashes, {rd.get('leaks', 0)} leaks"

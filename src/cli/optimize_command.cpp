@@ -2,10 +2,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 
 #include "swizzleperf/cli/app.h"
+#include "swizzleperf/core/json_field.h"
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/cli/proposer_factory.h"
 #include "swizzleperf/core/region_validator.h"
@@ -62,21 +64,26 @@ int cmd_optimize(const std::vector<std::string>& args) {
 
   opt.iterations = r["iterations"].as<int>();
   if (opt.resume && !r.count("iterations") && previous.config.contains("iterations"))
-    opt.iterations = previous.config["iterations"].get<int>();
+    opt.iterations = int_or(previous.config, "iterations", 0);  // 0: refused just below
   if (opt.iterations < 1 || opt.iterations > 1000) return report_error("--iterations must be between 1 and 1000");
   opt.time_reps = r["reps"].as<int>();
   opt.warmup = r["warmup"].as<int>();
   if (opt.time_reps < 1) return report_error("--reps must be at least 1");
   if (auto s = r["size"].as<std::string>(); !s.empty() && !parse_int_list(s, opt.size))
     return report_error("--size '" + s + "' is not a comma-separated list of positive integers");
-  if (opt.resume && opt.size.empty() && previous.config.contains("size")) opt.size = previous.config["size"].get<std::vector<int>>();
+  if (opt.resume && opt.size.empty() && previous.config.contains("size")) {
+    const auto& sz = previous.config["size"];
+    for (std::size_t i = 0; sz.is_array() && i < sz.size(); ++i) opt.size.push_back(int_or(sz, i, 0));
+    if (!sz.is_array() || std::count_if(opt.size.begin(), opt.size.end(), [](int v) { return v < 1; }) > 0)
+      return report_error("the history's config.size is not a list of positive integers; pass --size to resume");
+  }
   opt.host_cxx = r["host-cxx"].as<std::string>();
   if (!objective_options_from(r, opt.objective, opt.recheck_rounds, err)) return report_error(err);
   // A resumed run keeps the objective it started with (its ranking is in its history).
   if (opt.resume && !r.count("objective") && previous.config.contains("objective"))
     if (auto o = objective_from_string(previous.config.value("objective", ""))) opt.objective = *o;
   if (opt.resume && !r.count("rounds") && previous.config.contains("recheck_rounds"))
-    opt.recheck_rounds = previous.config["recheck_rounds"].get<int>();
+    opt.recheck_rounds = int_or(previous.config, "recheck_rounds", opt.recheck_rounds);
   opt.build_jobs = r["build-jobs"].as<int>();
   if (opt.build_jobs < 0) return report_error("--build-jobs must be 0 (automatic) or at least 1");
 

@@ -2,6 +2,7 @@
 // where a query cannot tell (die count, dispatch policy), each fact tagged with
 // where it came from so prompts and reports never overstate what is known.
 #include "swizzleperf/core/hardware.h"
+#include "swizzleperf/core/json_field.h"
 
 #include <fmt/format.h>
 
@@ -109,7 +110,7 @@ void from_json(const nlohmann::json& j, HardwareProfile& h) {
   h.vendor = j.value("vendor", "");
   h.name = j.value("name", "");
   h.arch = j.value("arch", "");
-  h.compute_units = j.value("compute_units", 0);
+  h.compute_units = int_or(j, "compute_units", 0);
   h.l2_bytes = j.value("l2_bytes", std::int64_t{0});
   h.num_dies = j.value("num_dies", 1);
   h.l2_bytes_per_die = j.value("l2_bytes_per_die", std::int64_t{0});
@@ -128,7 +129,7 @@ Result<HardwareProfile> profile_from_device_query(const nlohmann::json& q) {
   // gcnArchName may carry feature flags: "gfx942:sramecc+:xnack-".
   if (auto colon = h.arch.find(':'); colon != std::string::npos) h.arch = h.arch.substr(0, colon);
   h.vendor = q.value("vendor", h.arch.rfind("gfx", 0) == 0 ? "amd" : "nvidia");
-  h.compute_units = q.value("compute_units", 0);
+  h.compute_units = int_or(q, "compute_units", 0);
   h.l2_bytes = q.value("l2_bytes", std::int64_t{0});
   h.provenance["name"] = h.provenance["compute_units"] = h.provenance["l2_bytes"] = "device query";
   const ArchEntry* e = lookup_arch(h.arch);

@@ -3,6 +3,7 @@
 // through write_file_atomic (core/file_io) so a crash leaves either the old or
 // the new file.
 #include "swizzleperf/core/history.h"
+#include "swizzleperf/core/json_field.h"
 #include "swizzleperf/core/text.h"
 
 #include <fcntl.h>
@@ -72,7 +73,7 @@ void to_json(nlohmann::json& j, const Attempt& a) {
 }
 
 void from_json(const nlohmann::json& j, Attempt& a) {
-  a.iteration = j.at("iteration").get<int>();
+  a.iteration = int_at(j, "iteration");
   a.proposer = j.value("proposer", "");
   a.label = j.value("label", "");
   auto st = attempt_status_from_string(j.at("status").get<std::string>());
@@ -107,7 +108,7 @@ void to_json(nlohmann::json& j, const RunHistory& h) {
 }
 
 void from_json(const nlohmann::json& j, RunHistory& h) {
-  h.schema_version = j.at("schema_version").get<int>();
+  h.schema_version = int_at(j, "schema_version");
   h.kernel_path = j.at("kernel_path").get<std::string>();
   h.kernel_name = j.value("kernel_name", "");
   h.original_region = j.at("original_region").get<std::string>();

@@ -3,6 +3,7 @@
 // from "measured zero". Reading tolerates null for an optional and a missing
 // raw/launches; Timing's four fields are all required.
 #include "swizzleperf/core/metrics.h"
+#include "swizzleperf/core/json_field.h"
 
 namespace swz {
 
@@ -41,7 +42,7 @@ void from_json(const nlohmann::json& j, Metrics& m) {
     auto it = j.find(f.key);
     if (it != j.end() && !it->is_null()) m.*(f.member) = it->get<double>();
   }
-  if (auto it = j.find("launches"); it != j.end() && !it->is_null()) m.launches = it->get<int>();
+  if (auto it = j.find("launches"); it != j.end() && !it->is_null()) m.launches = int_at(j, "launches");
   if (auto it = j.find("raw"); it != j.end() && !it->is_null()) {
     m.raw = it->get<std::map<std::string, double>>();
   }
@@ -55,7 +56,7 @@ void from_json(const nlohmann::json& j, Timing& t) {
   t.median_ms = j.at("median_ms").get<double>();
   t.min_ms = j.at("min_ms").get<double>();
   t.max_ms = j.at("max_ms").get<double>();
-  t.reps = j.at("reps").get<int>();
+  t.reps = int_at(j, "reps");
 }
 
 }  // namespace swz

@@ -58,8 +58,8 @@ void from_json(const nlohmann::json& j, SuiteRow& r) {
   r.validated = j.value("validated", false);
   r.error = j.value("error", "");
   r.best_pattern = j.value("best_pattern", "");
-  r.iterations_to_best = j.value("iterations_to_best", 0);
-  r.attempts = j.value("attempts", 0);
+  r.iterations_to_best = int_or(j, "iterations_to_best", 0);
+  r.attempts = int_or(j, "attempts", 0);
   r.wall_s = j.value("wall_s", 0.0);
   r.run_dir = j.value("run_dir", "");
   read_optional(j, "baseline_l2_hit_pct", r.baseline_l2);

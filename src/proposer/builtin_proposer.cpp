@@ -2,6 +2,7 @@
 // one proposal serves every grid size; reflection is a pure function of the
 // history (which families broke or regressed, which member is best).
 #include "swizzleperf/proposer/builtin_proposer.h"
+#include "swizzleperf/core/json_field.h"
 
 #include <fmt/format.h>
 
@@ -322,7 +323,7 @@ Result<Proposal> BuiltinProposer::propose(const ProposalContext& ctx) {
   for (const auto& a : ctx.history.attempts) {
     if (!a.proposal.contains("family")) continue;  // another proposer's attempt
     const std::string f = a.proposal["family"].get<std::string>();
-    const int p = a.proposal.value("param", 0);
+    const int p = int_or(a.proposal, "param", 0);
     tried.insert({f, p});
     auto& o = family[f];
     o.tried = true;

@@ -102,6 +102,15 @@ TEST(OptimizeE2E, ExactKernelsAreComparedByDigestWithoutOutputFiles) {
   EXPECT_TRUE(h["baseline"]["stage_seconds"].contains("compare"));
 }
 
+// Two runs of one config that may differ only in how they got there (timings, stage
+// names): the same attempt, result for result.
+void expect_same_attempt(const nlohmann::json& x, const nlohmann::json& y, size_t i) {
+  for (const char* k : {"iteration", "label", "status", "reason", "region", "metrics", "timing", "speedup"})
+    EXPECT_EQ(x.value(k, nlohmann::json()), y.value(k, nlohmann::json())) << "attempt " << i << " field " << k;
+  EXPECT_EQ(x["mapping"].value("mapping_hash", ""), y["mapping"].value("mapping_hash", "")) << "attempt " << i;
+  EXPECT_EQ(x["validation"].value("output_hash", ""), y["validation"].value("output_hash", "")) << "attempt " << i;
+}
+
 // A program without evaluate mode (built before it existed) falls back to separate
 // verify / hash / time processes, and the run is the same attempt for attempt.
 TEST(OptimizeE2E, AProgramWithoutEvaluateModeGivesTheSameRunThroughSeparateModes) {
@@ -115,9 +124,7 @@ TEST(OptimizeE2E, AProgramWithoutEvaluateModeGivesTheSameRunThroughSeparateModes
   int ok = 0;
   for (size_t i = 0; i < a["attempts"].size(); ++i) {
     const auto &x = a["attempts"][i], &y = b["attempts"][i];
-    for (const char* k : {"iteration", "label", "status", "reason", "region", "metrics", "timing", "speedup"})
-      EXPECT_EQ(x.value(k, nlohmann::json()), y.value(k, nlohmann::json())) << "attempt " << i << " field " << k;
-    EXPECT_EQ(x["validation"].value("output_hash", ""), y["validation"].value("output_hash", ""));
+    expect_same_attempt(x, y, i);
     if (y["status"] != "ok") continue;
     ++ok;
     EXPECT_TRUE(x["stage_seconds"].contains("evaluate"));
@@ -164,10 +171,7 @@ TEST(OptimizeE2E, PrefetchedBuildsGiveTheSerialRunsHistory) {
   int prefetched = 0;
   for (size_t i = 0; i < a["attempts"].size(); ++i) {
     const auto &x = a["attempts"][i], &y = b["attempts"][i];
-    for (const char* k : {"iteration", "label", "status", "region", "metrics", "timing", "speedup"})
-      EXPECT_EQ(x.value(k, nlohmann::json()), y.value(k, nlohmann::json())) << "attempt " << i << " field " << k;
-    EXPECT_EQ(x["mapping"].value("mapping_hash", ""), y["mapping"].value("mapping_hash", ""));
-    EXPECT_EQ(x["validation"].value("output_hash", ""), y["validation"].value("output_hash", ""));
+    expect_same_attempt(x, y, i);
     EXPECT_FALSE(x["build"].value("prefetched", false));
     if (y["build"].value("prefetched", false)) {
       ++prefetched;

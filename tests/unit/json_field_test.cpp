@@ -30,5 +30,26 @@ TEST(JsonField, ReadsNumbersAndBooleansAndLeavesTheRestUnset) {
   EXPECT_EQ(kept, 2.0);
 }
 
+TEST(JsonField, IntsOutsideIntRangeAreNotConverted) {
+  // Converting 9e41 to int is undefined behaviour (found by fuzz_history).
+  const auto j = nlohmann::json::parse(R"({"i": 7, "neg": -3, "big": 9e41, "f": 2.5, "u": 4294967296, "s": "7",
+                                           "a": [1, 3000000000, -2147483648]})");
+  EXPECT_EQ(int_or(j, "i", -1), 7);
+  EXPECT_EQ(int_or(j, "neg", -1), -3);
+  EXPECT_EQ(int_or(j, "big", -1), -1);
+  EXPECT_EQ(int_or(j, "f", -1), -1);
+  EXPECT_EQ(int_or(j, "u", -1), -1);
+  EXPECT_EQ(int_or(j, "s", -1), -1);
+  EXPECT_EQ(int_or(j, "missing", -1), -1);
+  EXPECT_EQ(int_or(j["a"], std::size_t{0}, -1), 1);
+  EXPECT_EQ(int_or(j["a"], std::size_t{1}, -1), -1);
+  EXPECT_EQ(int_or(j["a"], std::size_t{2}, -1), -2147483647 - 1);
+  EXPECT_EQ(int_or(j["a"], std::size_t{3}, -1), -1);
+  EXPECT_EQ(int_at(j, "i"), 7);
+  EXPECT_THROW(int_at(j, "big"), nlohmann::json::type_error);
+  EXPECT_THROW(int_at(j, "f"), nlohmann::json::type_error);
+  EXPECT_THROW(int_at(j, "missing"), nlohmann::json::out_of_range);
+}
+
 }  // namespace
 }  // namespace swz
