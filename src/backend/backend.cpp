@@ -64,6 +64,10 @@ fs::path prompts_dir() {
                   "optimize.txt", fs::path(SWZ_SOURCE_DIR) / "prompts");
 }
 
+std::string ProgramRun::failure(const std::string& mode) const {
+  return fmt::format("{} mode: {}: {}", mode, process.describe(), tail_lines(process.err + process.out, 1));
+}
+
 ProgramRun Backend::run_program(const fs::path& exe, const std::vector<std::string>& args,
                                 std::chrono::seconds timeout) {
   ProgramRun r;

@@ -211,8 +211,7 @@ bool Optimizer::finish_attempt_stages(Attempt& a, const fs::path& dir, const fs:
     return false;
   };
   auto run_failed = [&](const char* mode, const ProgramRun& r) {
-    return fail(AttemptStatus::run_failed, fmt::format("{} mode: {}: {}", mode, r.process.describe(),
-                                                       tail_lines(r.process.err + r.process.out, 1)));
+    return fail(AttemptStatus::run_failed, r.failure(mode));
   };
   // Candidates: verify, output check and timing in one process (`prog evaluate`),
   // unless the program predates that mode or the baseline's reference is a dump.
@@ -225,7 +224,7 @@ bool Optimizer::finish_attempt_stages(Attempt& a, const fs::path& dir, const fs:
         (void)write_file_atomic(dir / "verify.log", r.process.out + r.process.err);
         a.validation["verify"] = r.json;
         if (r.process.success() && r.json.value("ok", false)) return true;
-        if (r.process.started && !r.process.timed_out && r.process.term_signal == 0 && r.process.exit_code == 1)
+        if (r.process.exited_with(1))
           return fail(AttemptStatus::validation_failed, "verify mode: results differ from the CPU reference");
         return run_failed("verify", r);
       }))
@@ -278,28 +277,21 @@ std::optional<bool> Optimizer::evaluate_in_one_process(Attempt& a, const fs::pat
   const auto t0 = std::chrono::steady_clock::now();
   // Three modes' work in one process: three modes' time limit.
   auto r = backend_.run_program(exe, args, backend_.tools().run_timeout * 3);
-  a.stage_seconds["evaluate"] = secs_since(t0);
-  (void)write_file_atomic(dir / "evaluate.json", r.json.dump(2) + "\n");
-  const bool exited_1 =
-      r.process.started && !r.process.timed_out && r.process.term_signal == 0 && r.process.exit_code == 1;
-  const bool usage_error =
-      r.process.started && !r.process.timed_out && r.process.term_signal == 0 && r.process.exit_code == 2;
-  if (usage_error && !r.json.contains("verify")) {
+  if (r.process.exited_with(2) && !r.json.contains("verify")) {
     // A program built before evaluate mode: the three-process path, for the rest of the run.
     spdlog::info("the kernel program has no evaluate mode; verify, compare and time run as separate processes");
     evaluate_unsupported_ = true;
-    a.stage_seconds.erase("evaluate");
     return std::nullopt;
   }
+  a.stage_seconds["evaluate"] = secs_since(t0);
+  (void)write_file_atomic(dir / "evaluate.json", r.json.dump(2) + "\n");
+  const bool exited_1 = r.process.exited_with(1);
   auto fail = [&](AttemptStatus st, std::string why) {
     a.status = st;
     a.reason = std::move(why);
     return false;
   };
-  auto run_failed = [&] {
-    return fail(AttemptStatus::run_failed, fmt::format("evaluate mode: {}: {}", r.process.describe(),
-                                                       tail_lines(r.process.err + r.process.out, 1)));
-  };
+  auto run_failed = [&] { return fail(AttemptStatus::run_failed, r.failure("evaluate")); };
   if (!r.process.success() && !exited_1) return run_failed();
   if (r.json.is_object() && r.json.contains("seconds")) a.validation["evaluate_seconds"] = r.json["seconds"];
   // Exit 1 without parts: the compare part stopped the program itself (e.g. output sizes differ).

@@ -91,8 +91,7 @@ ProgramRun OutputCheck::run(const fs::path& exe, std::vector<std::string> args) 
 }
 
 OutputCheckResult OutputCheck::run_failed(const char* mode, const ProgramRun& r) {
-  return {OutputCheckResult::Kind::run_failed,
-          fmt::format("{} mode: {}: {}", mode, r.process.describe(), tail_lines(r.process.err + r.process.out, 1))};
+  return {OutputCheckResult::Kind::run_failed, r.failure(mode)};
 }
 
 std::string OutputCheck::keep_dump(const fs::path& exe, const fs::path& dir) {
@@ -116,8 +115,7 @@ OutputCheckResult OutputCheck::record_baseline(const fs::path& exe, const fs::pa
       return {};
     }
     // Exit 2 is a usage error: a program written before hash mode existed.
-    const bool no_hash_mode = r.process.started && !r.process.timed_out && r.process.term_signal == 0 &&
-                              r.process.exit_code == 2;
+    const bool no_hash_mode = r.process.exited_with(2);
     if (!no_hash_mode) return run_failed("hash", r);
   }
   const auto file = dir / "output.bin";
@@ -223,8 +221,7 @@ OutputCheckResult OutputCheck::check_candidate(const fs::path& exe, const fs::pa
   if (mode == "compare") {
     const fs::path base_file = ref.value("file", (baseline_dir / "output.bin").string());
     auto r = run(exe, {"compare", base_file.string(), "--tol", fmt::format("{}", dump_tol_)});
-    const bool exited_1 = r.process.started && !r.process.timed_out && r.process.term_signal == 0 &&
-                          r.process.exit_code == 1;
+    const bool exited_1 = r.process.exited_with(1);
     if (!r.process.success() && !exited_1) return run_failed("compare", r);
     auto o = judge_compare(r.json, exited_1, exe, dir, validation);
     if (o.kind == Kind::run_failed) return run_failed("compare", r);

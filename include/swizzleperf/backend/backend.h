@@ -50,6 +50,8 @@ struct ProgramRun {
   ProcessResult process;
   nlohmann::json json;          // the program's last stdout line, parsed (null if none)
   std::vector<std::string> argv;
+  // "MODE mode: exit code 3: <the program's last output line>": why a run failed, one line.
+  std::string failure(const std::string& mode) const;
 };
 
 struct ProfileRequest {

@@ -30,7 +30,9 @@ struct ProcessResult {
   std::string err;
   double seconds = 0;
 
-  bool success() const { return started && !timed_out && term_signal == 0 && exit_code == 0; }
+  // Ran and exited by itself with this code (not killed, not timed out).
+  bool exited_with(int code) const { return started && !timed_out && term_signal == 0 && exit_code == code; }
+  bool success() const { return exited_with(0); }
   // "exit code 1", "killed by signal 11 (Segmentation fault)", "timed out after 30 s", ...
   std::string describe() const;
 };
