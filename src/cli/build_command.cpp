@@ -20,12 +20,7 @@ int cmd_build(const std::vector<std::string>& args) {
   add_backend_options(o);
   o.parse_positional({"kernel"});
   cxxopts::ParseResult r;
-  std::string err;
-  if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf build --help')");
-  if (r.count("help")) {
-    std::fputs(help_text(o, {"", "Backend"}).c_str(), stdout);
-    return kExitOk;
-  }
+  if (auto done = parse_command(o, args, "build", {"", "Backend"}, r)) return *done;
   if (!r.count("kernel")) return report_error("build needs a kernel file: swizzleperf build KERNEL.hip -o OUT");
   auto k = KernelSource::load(r["kernel"].as<std::string>());
   if (!k) return report_error(k.error().message);

@@ -88,12 +88,7 @@ int cmd_check(const std::vector<std::string>& args) {
       ("junit", "also write a JUnit XML file: one testcase per kernel", cxxopts::value<std::string>()->default_value(""));
   o.parse_positional({"kernels"});
   cxxopts::ParseResult r;
-  std::string err;
-  if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf check --help')");
-  if (r.count("help")) {
-    std::fputs(help_text(o, {"", "Hardware model", "Check", "Output"}).c_str(), stdout);
-    return kExitOk;
-  }
+  if (auto done = parse_command(o, args, "check", {"", "Hardware model", "Check", "Output"}, r)) return *done;
   if (!r.count("kernels")) return report_error("check needs kernel files: swizzleperf check KERNEL.hip...");
   CheckSettings s;
   auto hw = profile_from_arch(r["arch"].as<std::string>());

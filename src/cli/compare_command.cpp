@@ -21,12 +21,7 @@ int cmd_compare(const std::vector<std::string>& args) {
   o.add_options("Output")("junit", "also write a JUnit XML file: one testcase per kernel in both files", cxxopts::value<std::string>()->default_value(""));
   o.parse_positional({"files"});
   cxxopts::ParseResult r;
-  std::string err;
-  if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf compare --help')");
-  if (r.count("help")) {
-    std::fputs(help_text(o, {"", "Thresholds", "Output"}).c_str(), stdout);
-    return kExitOk;
-  }
+  if (auto done = parse_command(o, args, "compare", {"", "Thresholds", "Output"}, r)) return *done;
   const auto files = r.count("files") ? r["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
   if (files.size() != 2)
     return report_error("compare needs exactly two results: swizzleperf compare OLD NEW (got " + std::to_string(files.size()) + ")");

@@ -86,12 +86,7 @@ int cmd_gate(const std::vector<std::string>& args) {
   add_backend_options(o);
   o.parse_positional({"kernel"});
   cxxopts::ParseResult r;
-  std::string err;
-  if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf gate --help')");
-  if (r.count("help")) {
-    std::fputs(help_text(o, {"", "Gate", "Backend"}).c_str(), stdout);
-    return kExitOk;
-  }
+  if (auto done = parse_command(o, args, "gate", {"", "Gate", "Backend"}, r)) return *done;
   if (!r.count("kernel")) return report_error("gate needs a kernel file: swizzleperf gate KERNEL.hip");
   const std::filesystem::path kernel_path = r["kernel"].as<std::string>();
   auto kernel = KernelSource::load(kernel_path);

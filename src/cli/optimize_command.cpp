@@ -36,11 +36,7 @@ int cmd_optimize(const std::vector<std::string>& args) {
   o.parse_positional({"kernel"});
   cxxopts::ParseResult r;
   std::string err;
-  if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf optimize --help')");
-  if (r.count("help")) {
-    std::fputs(help_text(o, {"", "Run", "Objective", "Proposer", "LLM", "Backend"}).c_str(), stdout);
-    return kExitOk;
-  }
+  if (auto done = parse_command(o, args, "optimize", {"", "Run", "Objective", "Proposer", "LLM", "Backend"}, r)) return *done;
 
   OptimizeOptions opt;
   const std::string resume = r["resume"].as<std::string>();

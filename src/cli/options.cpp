@@ -124,17 +124,20 @@ std::string help_text(cxxopts::Options& o, const std::vector<std::string>& group
   return out;
 }
 
-bool parse_args(cxxopts::Options& o, const std::vector<std::string>& args, cxxopts::ParseResult& out,
-                std::string& error) {
+std::optional<int> parse_command(cxxopts::Options& o, const std::vector<std::string>& args, const std::string& command,
+                                 const std::vector<std::string>& help_groups, cxxopts::ParseResult& out) {
   std::vector<const char*> argv{"swizzleperf"};
   for (const auto& a : args) argv.push_back(a.c_str());
   try {
     out = o.parse(static_cast<int>(argv.size()), argv.data());
-    return true;
   } catch (const cxxopts::exceptions::exception& e) {
-    error = e.what();
-    return false;
+    return report_error(std::string(e.what()) + " (see 'swizzleperf " + command + " --help')");
   }
+  if (out.count("help")) {
+    std::fputs(help_text(o, help_groups).c_str(), stdout);
+    return kExitOk;
+  }
+  return std::nullopt;
 }
 
 std::string utc_stamp() { return utc_now("%Y%m%d-%H%M%S"); }

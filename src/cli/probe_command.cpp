@@ -99,12 +99,7 @@ int cmd_probe(const std::vector<std::string>& args) {
       ("no-cache", "do not write the per-device cache (~/.cache/swizzleperf)")
       ("json", "print the result as JSON on stdout instead of the summary");
   cxxopts::ParseResult r;
-  std::string err;
-  if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf probe --help')");
-  if (r.count("help")) {
-    std::fputs(help_text(o).c_str(), stdout);
-    return kExitOk;
-  }
+  if (auto done = parse_command(o, args, "probe", {}, r)) return *done;
   if (!r.unmatched().empty()) return report_error("probe takes no positional arguments (got '" + r.unmatched().front() + "')");
   probe::ProbeOptions po;
   po.backend = r["backend"].as<std::string>();

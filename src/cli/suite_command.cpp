@@ -35,11 +35,7 @@ int cmd_suite(const std::vector<std::string>& args) {
   o.parse_positional({"kernels"});
   cxxopts::ParseResult r;
   std::string err;
-  if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf suite --help')");
-  if (r.count("help")) {
-    std::fputs(help_text(o, {"", "Suite", "Objective", "Proposer", "LLM", "Backend"}).c_str(), stdout);
-    return kExitOk;
-  }
+  if (auto done = parse_command(o, args, "suite", {"", "Suite", "Objective", "Proposer", "LLM", "Backend"}, r)) return *done;
   const auto stamp = now_iso8601();
   fs::path out = r["out"].as<std::string>();
   if (out.empty()) {

@@ -29,11 +29,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   o.parse_positional({"kernel"});
   cxxopts::ParseResult r;
   std::string err;
-  if (!parse_args(o, args, r, err)) return report_error(err + " (see 'swizzleperf sweep --help')");
-  if (r.count("help")) {
-    std::fputs(help_text(o, {"", "Sweep", "Objective", "Backend"}).c_str(), stdout);
-    return kExitOk;
-  }
+  if (auto done = parse_command(o, args, "sweep", {"", "Sweep", "Objective", "Backend"}, r)) return *done;
   if (!r.count("kernel")) return report_error("sweep needs a kernel file: swizzleperf sweep KERNEL.hip --run RUN_DIR --sizes ...");
   SweepOptions opt;
   if (!objective_options_from(r, opt.objective, opt.rounds, err)) return report_error(err);

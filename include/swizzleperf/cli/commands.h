@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,9 +46,11 @@ void add_objective_options(cxxopts::Options& o);
 // Reads them; false with a one-line message on a bad value.
 bool objective_options_from(const cxxopts::ParseResult& r, Objective& objective, int& rounds, std::string& error);
 
-// Parses args with cxxopts; on a parse error returns false with a one-line message.
-bool parse_args(cxxopts::Options& o, const std::vector<std::string>& args, cxxopts::ParseResult& out,
-                std::string& error);
+// Parses a subcommand's args into out. Returns the exit code when the command is
+// already done: after a one-line parse error that points at `swizzleperf COMMAND
+// --help`, or after printing --help (help_text with help_groups); nullopt to go on.
+std::optional<int> parse_command(cxxopts::Options& o, const std::vector<std::string>& args, const std::string& command,
+                                 const std::vector<std::string>& help_groups, cxxopts::ParseResult& out);
 
 // "20261123-114900": UTC now, for default run-dir names.
 std::string utc_stamp();
