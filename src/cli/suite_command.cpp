@@ -53,7 +53,9 @@ int cmd_suite(const std::vector<std::string>& args) {
     if (!rows) return report_error(rows.error().message);
     std::vector<std::string> from;
     for (const auto& d : dirs) from.push_back(d.string());
-    nlohmann::json meta = {{"merged_from", from}, {"date", stamp}};
+    nlohmann::json meta = merged_suite_meta(dirs);
+    meta["merged_from"] = from;
+    meta["date"] = stamp;
     if (auto st = write_suite_summary(out, *rows, meta); !st) return report_error(st.error().message);
     std::printf("merged %zu kernel(s) into %s\n", rows->size(), (out / "suite-summary.md").string().c_str());
     return kExitOk;
@@ -86,6 +88,15 @@ int cmd_suite(const std::vector<std::string>& args) {
   auto proposer = make_proposer(r["proposer"].as<std::string>(), r);
   if (!proposer) return report_error(proposer.error().message);
 
+  // A rerun of the same suite command continues it: a kernel's wall time is the sum
+  // over the invocations, so the one before this (its summary) is added to this one's.
+  std::vector<SuiteRow> earlier;
+  if (std::error_code ec; fs::exists(out / "suite-summary.json", ec))
+    if (auto prev = merge_suite_summaries({out})) earlier = std::move(*prev);
+  auto earlier_wall = [&](const std::string& kernel) {
+    auto it = std::find_if(earlier.begin(), earlier.end(), [&](const SuiteRow& e) { return e.kernel == kernel; });
+    return it == earlier.end() ? 0.0 : it->wall_s;
+  };
   std::vector<SuiteRow> rows;
   std::string device;
   for (const auto& k : kernels) {
@@ -110,7 +121,8 @@ int cmd_suite(const std::vector<std::string>& args) {
     spdlog::info("== suite: {} ({}/{})", k.stem().string(), rows.size() + 1, kernels.size());
     Optimizer optimizer(**backend, **proposer, runner, opt);
     auto s = optimizer.run();
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() +
+                        (opt.resume ? earlier_wall(k.stem().string()) : 0.0);
     SuiteRow row;
     if (s) {
       row = suite_row_from(*s, wall);

@@ -99,7 +99,18 @@ std::string y_axis(const Axis& a, double left, double right, const char* f, cons
   return s;
 }
 
+// The best-so-far line follows the run's objective, as RunHistory::best() does: under
+// `time` only significantly faster attempts count, ranked by speedup.
+bool eligible_for_best(const Attempt& a, Objective objective) {
+  return a.validated() && (objective != Objective::time || significantly_faster(a));
+}
+
+std::string best_so_far_legend(Objective objective) {
+  return objective == Objective::time ? "best so far (largest significant speedup)" : "best so far (L2 hit rate, then time)";
+}
+
 std::string progression_svg(const RunHistory& h) {
+  const Objective objective = h.objective();
   const double W = 1100, left = 70, right = W - 30;
   int max_iter = 1;
   for (const auto& a : h.attempts) max_iter = std::max(max_iter, a.iteration);
@@ -127,7 +138,7 @@ std::string progression_svg(const RunHistory& h) {
   // Legend.
   s += "<g font-size=\"12\">";
   s += "<circle cx=\"80\" cy=\"20\" r=\"5\" fill=\"#4e79a7\"/>" + text(90, 24, "validated attempt");
-  s += "<line x1=\"210\" y1=\"20\" x2=\"240\" y2=\"20\" stroke=\"#2e7d32\" stroke-width=\"2.5\"/>" + text(246, 24, "best so far (L2 hit rate, then time)");
+  s += "<line x1=\"210\" y1=\"20\" x2=\"240\" y2=\"20\" stroke=\"#2e7d32\" stroke-width=\"2.5\"/>" + text(246, 24, best_so_far_legend(objective));
   s += "<line x1=\"470\" y1=\"20\" x2=\"500\" y2=\"20\" stroke=\"#1d232a\" stroke-dasharray=\"5 4\"/>" + text(506, 24, "baseline");
   s += "<path d=\"M 580 15 l 10 10 m 0 -10 l -10 10\" stroke=\"#c62828\" stroke-width=\"2\"/>" + text(598, 24, "failed (status below)");
   s += "<circle cx=\"750\" cy=\"20\" r=\"5\" fill=\"none\" stroke=\"#6b7480\" stroke-width=\"1.5\"/>" + text(760, 24, "duplicate mapping (not measured)");
@@ -160,7 +171,7 @@ std::string progression_svg(const RunHistory& h) {
     prev = v;
   };
   for (const auto& a : h.attempts) {
-    if (a.validated() && (!best || better_attempt(a, *best))) {
+    if (eligible_for_best(a, objective) && (!best || better_attempt(a, *best, objective))) {
       best = &a;
       extend(l2_path, prev_l2, l2_of(a), l2, x(a.iteration));
       extend(sp_path, prev_sp, a.speedup, sp, x(a.iteration));
@@ -351,7 +362,10 @@ std::string render_run_html(const RunHistory& h) {
   s += "</div>\n";
   s += "<h2>Progression</h2>\n" + progression_svg(h);
   s += "<p class=\"caption\">L2 hit rate (top) and speedup over the baseline (bottom, baseline median / attempt median, same run) per "
-       "attempt. The best so far is the validated attempt with the highest L2 hit rate, then the lowest time.</p>\n";
+       "attempt. " + std::string(h.objective() == Objective::time
+                      ? "The best so far is the validated attempt with the largest significant speedup (95 % interval above 1); "
+                        "an attempt timed only once is not eligible."
+                      : "The best so far is the validated attempt with the highest L2 hit rate, then the lowest time.") + "</p>\n";
   s += "<h2>Swizzle map</h2>\n" + swizzle_maps_html(h);
   s += "<h2>Attempts</h2>\n" + attempts_table(h);
   if (best) s += fmt::format("<h2>Best region (iteration {})</h2>\n<pre><code>{}</code></pre>\n", best->iteration, esc(best->region));

@@ -279,4 +279,23 @@ Result<std::vector<SuiteRow>> merge_suite_summaries(const std::vector<std::files
   return rows;
 }
 
+nlohmann::json merged_suite_meta(const std::vector<std::filesystem::path>& dirs) {
+  nlohmann::json meta = nlohmann::json::object();
+  std::vector<std::string> disagreed;
+  for (const auto& d : dirs) {
+    auto text = read_file(d / "suite-summary.json");
+    if (!text) continue;
+    auto j = nlohmann::json::parse(*text, nullptr, false);
+    if (!j.is_object()) continue;
+    for (const char* key : {"device", "objective", "iterations", "proposer"}) {
+      const auto v = j.find(key);
+      if (v == j.end() || v->is_null() || (v->is_string() && v->get<std::string>().empty())) continue;
+      if (std::find(disagreed.begin(), disagreed.end(), key) != disagreed.end()) continue;
+      if (!meta.contains(key)) meta[key] = *v;
+      else if (meta[key] != *v) meta.erase(key), disagreed.emplace_back(key);
+    }
+  }
+  return meta;
+}
+
 }  // namespace swz

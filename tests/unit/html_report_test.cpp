@@ -131,5 +131,37 @@ TEST(HtmlReport, SuitePageHasBarsPerKernel) {
   EXPECT_NE(html.find("failed: baseline failed: &lt;script&gt;"), std::string::npos);
 }
 
+// x of the first point of the best-so-far line (the green step path), or -1.
+double best_line_start_x(const std::string& html) {
+  std::smatch m;
+  if (!std::regex_search(html, m, std::regex(R"re(<path d="M ([0-9.]+) [0-9.]+[^"]*" fill="none" stroke="#2e7d32")re"))) return -1;
+  return std::stod(m[1].str());
+}
+
+TEST(HtmlReport, TheBestSoFarLineFollowsTheRunsObjective) {
+  auto h = sample();
+  h.attempts.clear();
+  auto high_l2 = attempt(1, "high-l2", AttemptStatus::ok, 90.0, 1.98, 2.0 / 1.98);  // timed once: not significant
+  auto faster = attempt(2, "faster", AttemptStatus::ok, 50.0, 1.6, 1.25);
+  faster.significant = true;
+  faster.speedup_ci_low = 1.2;
+  faster.speedup_ci_high = 1.3;
+  h.attempts = {high_l2, faster};
+  h.config["objective"] = "l2";
+  const auto l2_html = render_run_html(h);
+  h.config["objective"] = "time";
+  const auto time_html = render_run_html(h);
+  EXPECT_NE(l2_html.find("best so far (L2 hit rate, then time)"), std::string::npos);
+  EXPECT_NE(time_html.find("best so far (largest significant speedup)"), std::string::npos);
+  EXPECT_NE(time_html.find("an attempt timed only once is not eligible"), std::string::npos);
+  // Under l2 the line starts at iteration 1 (higher hit rate); under time at iteration 2.
+  const double l2_x = best_line_start_x(l2_html), time_x = best_line_start_x(time_html);
+  ASSERT_GT(l2_x, 0);
+  EXPECT_GT(time_x, l2_x);
+  h.attempts = {high_l2};  // nothing significant: no best-so-far line under time
+  EXPECT_LT(best_line_start_x(render_run_html(h)), 0);
+}
+
 }  // namespace
+
 }  // namespace swz

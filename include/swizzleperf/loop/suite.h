@@ -68,5 +68,8 @@ Status write_suite_summary(const std::filesystem::path& dir, const std::vector<S
                            const nlohmann::json& meta);
 // Reads suite-summary.json from each dir (shards) and returns all rows, in kernel order.
 Result<std::vector<SuiteRow>> merge_suite_summaries(const std::vector<std::filesystem::path>& dirs);
+// The run facts (device, objective, iterations, proposer) that every readable
+// suite-summary.json of dirs agrees on; a fact they disagree on is left out.
+nlohmann::json merged_suite_meta(const std::vector<std::filesystem::path>& dirs);
 
 }  // namespace swz

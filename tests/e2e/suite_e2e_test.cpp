@@ -1,0 +1,60 @@
+// End-to-end: `suite` through the real binary and the fake toolchain (tests/fakes):
+// a rerun of the same command continues the suite and keeps each kernel's wall time
+// summed over the invocations, and --merge keeps the facts its inputs agree on.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/fixtures.h"
+
+namespace swz::test {
+namespace {
+
+std::vector<std::string> suite_args(const fs::path& kernel, const fs::path& out) {
+  return {"suite", kernel.string(), "--backend", "cuda", "--proposer", "builtin",
+          "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu", (fake_dir() / "fake_ncu").string(),
+          "--iterations", "2", "--reps", "3", "--out", out.string()};
+}
+
+nlohmann::json suite_summary(const fs::path& dir) {
+  return nlohmann::json::parse(read_text(dir / "suite-summary.json"));
+}
+
+TEST(SuiteE2E, ARerunKeepsTheWallTimeOfTheEarlierInvocation) {
+  TempDir tmp;
+  const auto kernel = copy_kernel(tmp, "gemm");
+  auto first = run_cli(suite_args(kernel, tmp / "s"), tmp.path());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto row1 = suite_summary(tmp / "s")["kernels"][0];
+  const double w1 = row1["wall_s"].get<double>();
+  ASSERT_GT(w1, 0.0);
+  // The rerun finds the kernel complete: it adds (almost) nothing, and forgets nothing.
+  auto again = run_cli(suite_args(kernel, tmp / "s"), tmp.path());
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const auto row = suite_summary(tmp / "s")["kernels"][0];
+  EXPECT_GE(row["wall_s"].get<double>(), w1);
+  EXPECT_LT(row["wall_s"].get<double>(), 2 * w1 + 30);
+  EXPECT_EQ(row["attempts"], row1["attempts"]) << "the rerun repeats no attempt";
+}
+
+TEST(SuiteE2E, MergeKeepsTheDeviceAndObjectiveItsInputsAgreeOn) {
+  TempDir tmp;
+  const auto kernel = copy_kernel(tmp, "gemm");
+  ASSERT_EQ(run_cli(suite_args(kernel, tmp / "a"), tmp.path()).exit_code, 0);
+  auto b_args = suite_args(kernel, tmp / "b");
+  b_args.insert(b_args.end(), {"--objective", "l2"});
+  ASSERT_EQ(run_cli(b_args, tmp.path()).exit_code, 0);
+  const std::string device = suite_summary(tmp / "a").value("device", "");
+  ASSERT_FALSE(device.empty());
+  auto m = run_cli({"suite", "--merge", (tmp / "a").string(), (tmp / "b").string(), "--out", (tmp / "all").string()},
+                   tmp.path());
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  const auto j = suite_summary(tmp / "all");
+  EXPECT_EQ(j.value("device", ""), device);
+  EXPECT_FALSE(j.contains("objective")) << "time in one input, l2 in the other: not a fact of the merge";
+  EXPECT_EQ(j["iterations"], 2);
+  EXPECT_NE(read_text(tmp / "all" / "suite-summary.md").find("- device: " + device), std::string::npos);
+}
+
+}  // namespace
+}  // namespace swz::test
