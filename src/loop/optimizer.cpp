@@ -353,6 +353,9 @@ Status Optimizer::measure_baseline() {
                       tail_lines(info.process.err + info.process.out, 1) + "); see docs/kernel-contract.md");
   history_.config["program_info"] = info.json;
   dump_tol_ = info.json.value("dump_tol", 0.0);  // the compare stage below needs it
+  // The grid is known now: the first candidates build while the baseline is measured.
+  grid_ = {info.json["grid"].value("m", 1u), info.json["grid"].value("n", 1u)};
+  prefetch_lookahead({*kernel_, grid_, hw_, history_, opt_.run_dir / "iter-001", opt_.run_dir, history_.next_iteration()});
   if (!finish_attempt_stages(a, dir, dir / "kernel")) {
     if (interrupt_requested()) return make_error("interrupted");
     return make_error("the unswizzled baseline could not be measured (" + to_string(a.status) + "): " + a.reason);
@@ -478,7 +481,8 @@ void Optimizer::update_best() {
 
 void Optimizer::prefetch_lookahead(const ProposalContext& ctx) {
   if (pool_->jobs() <= 1) return;
-  for (const auto& p : proposer_.lookahead(ctx, pool_->jobs() - 1)) {
+  // The proposal about to be made and the jobs() - 1 after it.
+  for (const auto& p : proposer_.lookahead(ctx, pool_->jobs())) {
     auto spliced = kernel_->splice(p.region);
     if (!spliced) continue;
     // Never compile an unchecked region: the host mapping check gates the build.
@@ -539,6 +543,7 @@ Result<OptimizeSummary> Optimizer::run() {
     std::error_code ec;
     fs::create_directories(dir, ec);
     ProposalContext ctx{*kernel_, grid_, hw_, history_, dir, opt_.run_dir, iteration};
+    prefetch_lookahead(ctx);  // this proposal's build too, if the baseline has not started it
     const auto p0 = std::chrono::steady_clock::now();
     auto proposal = proposer_.propose(ctx);
     const double propose_s = secs_since(p0);
@@ -580,7 +585,6 @@ Result<OptimizeSummary> Optimizer::run() {
         }
       }
     } else {
-      prefetch_lookahead(ctx);
       a = evaluate(iteration, proposal.value(), dir);
       if (interrupt_requested()) {
         interrupted = true;  // the unfinished attempt is not recorded; resume redoes it

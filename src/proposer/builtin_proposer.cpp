@@ -308,7 +308,13 @@ std::vector<FamilyCandidate> BuiltinProposer::seed_order_plain(const HardwarePro
   return order;
 }
 
-Result<Proposal> BuiltinProposer::propose(const ProposalContext& ctx) {
+Result<Proposal> BuiltinProposer::propose(const ProposalContext& ctx) { return propose_assuming(ctx, {}); }
+
+// propose() as if the candidates in `assumed` (family, param) had been tried too, with
+// no outcome yet: their families count as explored and they are not proposed again.
+// lookahead() chains it to foresee the proposals that follow.
+Result<Proposal> BuiltinProposer::propose_assuming(const ProposalContext& ctx,
+                                                   const std::set<std::pair<std::string, int>>& assumed) {
   const double baseline_l2 = ctx.history.baseline && ctx.history.baseline->metrics &&
                                      ctx.history.baseline->metrics->l2_hit_pct
                                  ? *ctx.history.baseline->metrics->l2_hit_pct
@@ -351,6 +357,10 @@ Result<Proposal> BuiltinProposer::propose(const ProposalContext& ctx) {
       default:
         break;
     }
+  }
+  for (const auto& [f, p] : assumed) {
+    tried.insert({f, p});
+    family[f].tried = true;
   }
   auto usable = [&](const std::string& f) { return !family[f].broken && !family[f].regressed; };
   auto refinable = [&](const std::string& f) { return usable(f) && (objective == Objective::l2 || family[f].faster); };
@@ -427,25 +437,16 @@ Result<Proposal> BuiltinProposer::propose(const ProposalContext& ctx) {
 }
 
 std::vector<Proposal> BuiltinProposer::lookahead(const ProposalContext& ctx, int k) {
-  std::set<std::string> tried;
-  for (const auto& a : ctx.history.attempts)
-    if (a.proposal.contains("family")) tried.insert(a.proposal["family"].get<std::string>());
-  // Untried families are never dropped, so exploration proceeds in seed order: the
-  // first untried seed is what propose() returns now, the following ones come next.
+  // Exploration does not depend on outcomes (an untried family is never dropped), so
+  // there the chain is exact; while refining it assumes the candidates before it do not
+  // change the best, which a new best can (then some builds ahead go unused).
   std::vector<Proposal> out;
-  bool first = true;
-  for (const auto& c : seed_order(ctx.hardware, ctx.grid)) {
-    if (tried.count(c.family)) continue;
-    if (first) {
-      first = false;
-      continue;
-    }
-    if (static_cast<int>(out.size()) >= k) break;
-    Proposal p;
-    p.label = c.label();
-    p.region = render_family(c);
-    p.meta = {{"family", c.family}, {"param", c.param}};
-    out.push_back(std::move(p));
+  std::set<std::pair<std::string, int>> assumed;
+  while (static_cast<int>(out.size()) < k) {
+    auto p = propose_assuming(ctx, assumed);
+    if (!p) break;
+    assumed.insert({p->meta.value("family", ""), int_or(p->meta, "param", 0)});
+    out.push_back(std::move(*p));
   }
   return out;
 }

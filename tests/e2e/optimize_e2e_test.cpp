@@ -180,6 +180,12 @@ TEST(OptimizeE2E, PrefetchedBuildsGiveTheSerialRunsHistory) {
     }
   }
   EXPECT_GT(prefetched, 0) << "the built-in proposer's exploration should have been built ahead";
+  // Exploration does not depend on outcomes, so each exploring attempt was built ahead,
+  // the first one while the baseline was measured.
+  for (const auto& y : b["attempts"])
+    if (y["proposal"].value("reasoning", "").rfind("exploring", 0) == 0)
+      EXPECT_TRUE(y["build"].value("prefetched", false)) << y["label"];
+  EXPECT_TRUE(b["attempts"][0]["build"].value("prefetched", false));
   EXPECT_FALSE(fs::exists(tmp / "parallel" / "build-cache"));
   EXPECT_EQ(run_cli({"optimize", kernel.string(), "--build-jobs", "-1"}, tmp.path()).exit_code, 2);
 }

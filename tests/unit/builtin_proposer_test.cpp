@@ -185,6 +185,13 @@ class BuiltinPropose : public ::testing::Test {
     ProposalContext ctx{*kernel_, grid, hw, h, {}, {}, h.next_iteration()};
     return proposer_.propose(ctx);
   }
+  std::vector<Proposal> lookahead(const HardwareProfile& hw, const RunHistory& h, int k, TileGrid grid = {32, 256}) {
+    auto src = KernelSource::parse(kProposerKernel);
+    EXPECT_TRUE(src);
+    kernel_ = std::make_unique<KernelSource>(std::move(src.value()));
+    ProposalContext ctx{*kernel_, grid, hw, h, {}, {}, h.next_iteration()};
+    return proposer_.lookahead(ctx, k);
+  }
   std::string family_of(const Proposal& p) { return p.meta.value("family", ""); }
   int param_of(const Proposal& p) { return p.meta.value("param", -1); }
 
@@ -520,6 +527,47 @@ TEST_F(BuiltinPropose, ProgramHintsFromTheHistoryChooseTheFamilies) {
   auto r = propose(sm90(), plain, {128, 128});
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(family_of(*r), "grouped_m");
+}
+
+// The loop builds lookahead()'s proposals before it asks propose(): while exploring, the
+// chain must be exactly what propose() then returns, attempt after attempt, hints included.
+TEST_F(BuiltinPropose, LookaheadIsWhatProposeReturnsNowAndNextWhileExploring) {
+  for (const bool with_hints : {false, true}) {
+    RunHistory h;
+    if (with_hints) h.config["program_info"] = {{"kernel", "anything"}, {"hints", attention_hints(true, 4, 4)}};
+    const auto ahead = lookahead(sm90(), h, 4, {128, 128});
+    ASSERT_EQ(ahead.size(), 4u);
+    for (int i = 0; i < 4; ++i) {
+      auto p = propose(sm90(), h, {128, 128});
+      ASSERT_TRUE(p) << p.error().message;
+      EXPECT_EQ(p->region, ahead[i].region) << "hints " << with_hints << ", attempt " << i + 1;
+      EXPECT_EQ(p->label, ahead[i].label);
+      h.attempts.push_back(tried(i + 1, family_of(*p), param_of(*p), AttemptStatus::ok, 50.0 + i));
+    }
+  }
+  RunHistory hinted;
+  hinted.config["program_info"] = {{"kernel", "anything"}, {"hints", attention_hints(true, 4, 4)}};
+  EXPECT_EQ(family_of(lookahead(sm90(), hinted, 1, {128, 128}).at(0)), "longest_first");
+}
+
+TEST_F(BuiltinPropose, LookaheadWhileRefiningFollowsTheRefineOrderAndEndsWhenExhausted) {
+  RunHistory h;
+  h.attempts.push_back(tried(1, "grouped_m", 8, AttemptStatus::ok, 90.0));
+  h.attempts.push_back(tried(2, "grouped_n", 8, AttemptStatus::ok, 40.0));
+  h.attempts.push_back(tried(3, "grouped_m_die", 8, AttemptStatus::validation_failed));
+  h.attempts.push_back(tried(4, "die_rr", 0, AttemptStatus::validation_failed));
+  h.attempts.push_back(tried(5, "die_chunk", 4, AttemptStatus::validation_failed));
+  const auto ahead = lookahead(sm90(), h, 100);
+  ASSERT_FALSE(ahead.empty());
+  auto now = propose(sm90(), h);
+  ASSERT_TRUE(now) << now.error().message;
+  EXPECT_EQ(ahead.front().region, now->region);
+  std::set<std::string> seen;
+  for (const auto& p : ahead) EXPECT_TRUE(seen.insert(p.label).second) << "proposed twice: " << p.label;
+  // Every untried member of the two usable families, then nothing (exhausted).
+  const auto m = BuiltinProposer::params_of("grouped_m"), n = BuiltinProposer::params_of("grouped_n");
+  EXPECT_EQ(ahead.size(), m.size() - 1 + n.size() - 1);
+  EXPECT_EQ(family_of(ahead.front()), "grouped_m");
 }
 
 }  // namespace

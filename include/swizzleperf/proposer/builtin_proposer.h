@@ -8,6 +8,7 @@
 // from the history, so a resumed run continues exactly where it stopped.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,8 +35,8 @@ class BuiltinProposer final : public Proposer {
  public:
   std::string name() const override { return "builtin"; }
   Result<Proposal> propose(const ProposalContext& context) override;
-  // During exploration the next untried families are known whatever the results
-  // (only a tried family can be dropped): they are the lookahead. None while refining.
+  // propose()'s answer now and the ones after it, each computed as if the earlier ones
+  // had been tried (exact while exploring, a guess while refining).
   std::vector<Proposal> lookahead(const ProposalContext& context, int k) override;
 
   // The exploration order for a hardware profile and grid (exposed for tests).
@@ -47,6 +48,7 @@ class BuiltinProposer final : public Proposer {
   static std::vector<int> params_of(const std::string& family);
 
  private:
+  Result<Proposal> propose_assuming(const ProposalContext& context, const std::set<std::pair<std::string, int>>& assumed);
   static std::vector<FamilyCandidate> seed_order_plain(const HardwareProfile& hw, TileGrid grid);
 };
 

@@ -44,9 +44,10 @@ class Proposer {
   // Error::fatal (e.g. the API key was refused), which stops the run cleanly.
   // An Error with message "exhausted" (see kExhausted) means nothing new is left.
   virtual Result<Proposal> propose(const ProposalContext& context) = 0;
-  // The proposals likely to follow the one propose(context) returns, in order, at
-  // most k, whatever the current attempt's outcome (the loop builds them ahead of
-  // time). A hint only: the loop still asks propose() for each. Default: none.
+  // The proposals propose(context) is likely to return now and next, in order, at most
+  // k (the loop builds them ahead of time, before it asks propose()). A hint only: the
+  // loop still asks propose() for each, and a wrong guess costs only an unused build.
+  // Default: none.
   virtual std::vector<Proposal> lookahead(const ProposalContext& context, int k) {
     (void)context;
     (void)k;
