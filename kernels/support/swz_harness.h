@@ -19,6 +19,10 @@
 //   prog evaluate [--size ..] [--seed S] [--reps N] [--warmup W] [--chunks FILE]
 //                 [--baseline FILE [--tol T]]             verify + hash (or compare) + time in one
 //                                                         process, sharing the full-size setup
+//   prog serve [--size ..] [--reps N] [--warmup W] [--seed S]
+//                                                         full-size setup once, a ready line, then
+//                                                         one time line per "time" line on stdin,
+//                                                         until "quit" or end of input
 // Each mode prints one JSON line, always the last stdout line. Exit codes: 0 ok,
 // 1 validation failed, 2 usage error, 3 runtime/HIP error.
 #ifndef SWZ_HARNESS_H
@@ -263,7 +267,7 @@ class SwzProgram {
 namespace swz_detail {
 
 inline void usage_error(const std::string& msg) {
-  fail(2, msg + " (usage: prog info|verify|time|profile|dump FILE|hash|compare BASELINE_FILE|evaluate"
+  fail(2, msg + " (usage: prog info|verify|time|profile|dump FILE|hash|compare BASELINE_FILE|evaluate|serve"
                 " [--size a,b,..] [--seed S] [--reps N] [--warmup W] [--chunks FILE] [--tol T]"
                 " [--baseline FILE])");
 }
@@ -308,7 +312,7 @@ inline Args parse_args(const SwzProgram& prog, int argc, char** argv) {
   if (argc < 2) usage_error("missing mode");
   a.mode = argv[1];
   static const char* const kModes[] = {"info", "verify", "time", "profile", "dump", "hash",
-                                       "compare", "evaluate"};
+                                       "compare", "evaluate", "serve"};
   bool known = false;
   for (const char* m : kModes)
     if (a.mode == m) {
@@ -320,7 +324,7 @@ inline Args parse_args(const SwzProgram& prog, int argc, char** argv) {
   auto allowed = [&](const std::string& opt) {
     if (opt == "--size") return a.mode != "verify";
     if (opt == "--seed") return a.mode != "info";
-    if (opt == "--reps" || opt == "--warmup") return a.mode == "time" || a.mode == "evaluate";
+    if (opt == "--reps" || opt == "--warmup") return a.mode == "time" || a.mode == "evaluate" || a.mode == "serve";
     if (opt == "--chunks") return a.mode == "hash" || a.mode == "evaluate";
     if (opt == "--tol") return a.mode == "compare" || a.mode == "evaluate";
     if (opt == "--baseline") return a.mode == "evaluate";
@@ -847,6 +851,33 @@ inline int mode_evaluate(SwzProgram& prog, const Args& a) {
   return ok ? 0 : 1;
 }
 
+// The speed re-check's partner: the program stays up with its full-size inputs set up
+// once, and each "time" line on stdin gets one time JSON line (the same as time mode's:
+// warm-up, then reps, each after an L2 flush). Interleaving two serving programs,
+// A B A B, costs the timing alone, not a process start and an input fill per run.
+// "quit" or end of input ends it (exit 0); any other line gets an ok:false line.
+inline int mode_serve(SwzProgram& prog, const Args& a) {
+  init_device();
+  prepare(prog, a.size, a.seed);
+  std::printf("{\"mode\":\"serve\",\"ready\":true,\"size\":%s}\n", fmt_size(a.size).c_str());
+  std::fflush(stdout);
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, stdin)) {
+    std::string cmd = buf;
+    while (!cmd.empty() && (cmd.back() == '\n' || cmd.back() == '\r' || cmd.back() == ' ')) cmd.pop_back();
+    if (cmd == "quit") break;
+    if (cmd == "time") {
+      std::printf("%s\n", time_json(prog, a).c_str());
+    } else {
+      std::printf("{\"mode\":\"serve\",\"ok\":false,\"error\":\"unknown request '%s' (time|quit)\"}\n",
+                  json_escape(cmd.substr(0, 64)).c_str());
+    }
+    std::fflush(stdout);
+  }
+  free_all();
+  return 0;
+}
+
 }  // namespace swz_detail
 
 inline int swz_main(SwzProgram& prog, int argc, char** argv) {
@@ -859,6 +890,7 @@ inline int swz_main(SwzProgram& prog, int argc, char** argv) {
   if (a.mode == "hash") return mode_hash(prog, a);
   if (a.mode == "compare") return mode_compare(prog, a);
   if (a.mode == "evaluate") return mode_evaluate(prog, a);
+  if (a.mode == "serve") return mode_serve(prog, a);
   return mode_dump(prog, a);
 }
 

@@ -2,16 +2,48 @@
 #include "swizzleperf/loop/speed_judge.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <memory>
+
+#include "swizzleperf/core/process_session.h"
 
 namespace swz {
 
 void to_json(nlohmann::json& j, const SpeedComparison& c) {
   j = {{"speedup", c.ratio.estimate}, {"ci_low", c.ratio.low}, {"ci_high", c.ratio.high},
        {"confidence", c.ratio.confidence}, {"level", c.ratio.level}, {"significant", c.ratio.significant},
-       {"rounds", c.ratio.n}, {"runs", c.runs}, {"seconds", c.seconds},
+       {"rounds", c.ratio.n}, {"runs", c.runs}, {"served", c.served}, {"seconds", c.seconds},
        {"baseline_ms", c.baseline_ms}, {"candidate_ms", c.candidate_ms},
-       {"method", "sign-test interval of the median per-round ratio baseline/candidate, rounds interleaved A B A B"}};
+       {"method", std::string("sign-test interval of the median per-round ratio baseline/candidate, rounds interleaved A B A B") +
+                      (c.served ? "; both programs kept running in serve mode (inputs set up once)" : "; one time-mode process per run")}};
 }
+
+namespace {
+
+// A program kept running in serve mode: set up once, then one time line per request.
+struct Served {
+  std::unique_ptr<ProcessSession> session;
+};
+
+// Starts exe in serve mode with the time-mode options of `args` and waits for its ready
+// line. Error (the reason) when the runner holds no sessions, the program predates serve
+// mode (a usage error), or it cannot set up (e.g. two full-size programs do not fit).
+Result<Served> start_served(Backend& backend, const std::filesystem::path& exe, const std::vector<std::string>& args,
+                            std::chrono::seconds timeout) {
+  ProcessSpec spec;
+  spec.argv = {exe.string(), "serve"};
+  spec.argv.insert(spec.argv.end(), args.begin() + 1, args.end());
+  auto s = backend.runner().start(spec);
+  if (!s) return s.error();
+  auto ready = (*s)->request("", timeout);
+  if (!ready) return ready.error();
+  auto j = nlohmann::json::parse(*ready, nullptr, false);
+  if (!j.is_object() || j.value("ready", false) != true) return make_error("no ready line: " + ready->substr(0, 200));
+  return Served{std::move(*s)};
+}
+
+}  // namespace
 
 Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::path& exe_base,
                                       const std::filesystem::path& exe_cand, const std::vector<std::string>& args,
@@ -19,19 +51,45 @@ Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::p
   if (rounds < 1) return make_error(fmt::format("a speed comparison needs at least 1 round, got {}", rounds));
   const auto t0 = std::chrono::steady_clock::now();
   SpeedComparison c;
-  auto time_one = [&](const std::filesystem::path& exe, const char* who) -> Result<double> {
-    auto r = backend.run_program(exe, args, timeout);
+  // Both programs in serve mode when they can (each sets up its inputs once, instead of
+  // once per round); else, for both alike, one time-mode process per run.
+  std::unique_ptr<ProcessSession> base_s, cand_s;
+  if (!args.empty() && args.front() == "time") {
+    auto a = start_served(backend, exe_base, args, timeout);
+    auto b = a ? start_served(backend, exe_cand, args, timeout) : Result<Served>(make_error("not tried"));
+    if (a && b) {
+      base_s = std::move(a->session);
+      cand_s = std::move(b->session);
+      c.served = true;
+    } else {
+      spdlog::debug("speed re-check: serve mode unavailable ({}); one time-mode process per run",
+                    (a ? b.error() : a.error()).message);
+    }
+  }
+  auto time_one = [&](const std::filesystem::path& exe, ProcessSession* session, const char* who) -> Result<double> {
     ++c.runs;
-    if (!r.process.success() || !r.json.is_object() || !r.json.contains("median_ms") || !r.json["median_ms"].is_number())
-      return make_error(fmt::format("{} time mode failed in the speed re-check: {}: {}", who, r.process.describe(),
-                                    tail_lines(r.process.err + r.process.out, 1)));
-    return r.json["median_ms"].get<double>();
+    nlohmann::json j;
+    std::string failure;
+    if (session) {
+      auto line = session->request("time", timeout);
+      if (line) j = nlohmann::json::parse(*line, nullptr, false);
+      else failure = line.error().message;
+      if (line && !j.is_object()) failure = "not a JSON line: " + line->substr(0, 200);
+    } else {
+      auto r = backend.run_program(exe, args, timeout);
+      j = r.json;
+      if (!r.process.success()) failure = r.process.describe() + ": " + tail_lines(r.process.err + r.process.out, 1);
+    }
+    if (failure.empty() && (!j.is_object() || !j.contains("median_ms") || !j["median_ms"].is_number()))
+      failure = "no median_ms in its answer";
+    if (!failure.empty()) return make_error(fmt::format("{} time mode failed in the speed re-check: {}", who, failure));
+    return j["median_ms"].get<double>();
   };
   for (int i = 0; i < rounds; ++i) {
     if (interrupt_requested()) return make_error("interrupted");
-    auto a = time_one(exe_base, "baseline");
+    auto a = time_one(exe_base, base_s.get(), "baseline");
     if (!a) return a.error();
-    auto b = time_one(exe_cand, "candidate");
+    auto b = time_one(exe_cand, cand_s.get(), "candidate");
     if (!b) return b.error();
     c.baseline_ms.push_back(*a);
     c.candidate_ms.push_back(*b);

@@ -59,6 +59,7 @@ TEST(ObjectiveE2E, TimeDoesNotPickTheSlowerL2BestAndL2PicksItButSaysItIsSlower) 
     if (a.contains("recheck") && a["recheck"].contains("rounds")) {
       ++rechecked;
       EXPECT_EQ(a["recheck"]["runs"], 12);  // 2 x 6 rounds of extra time-mode runs
+      EXPECT_EQ(a["recheck"]["served"], true) << "the fake program has serve mode";
       EXPECT_TRUE(a["stage_seconds"].contains("recheck"));
       EXPECT_TRUE(a.contains("significant"));
     } else if (a["status"] == "ok") {
@@ -81,6 +82,34 @@ TEST(ObjectiveE2E, TimeDoesNotPickTheSlowerL2BestAndL2PicksItButSaysItIsSlower) 
   EXPECT_EQ(lj["verdict"].get<std::string>().rfind("slower: 0.", 0), 0u) << lj["verdict"];
   EXPECT_NE(l.err.find("slower: 0."), std::string::npos) << l.err;  // the table (stderr with --json)
   EXPECT_NE(read_text(tmp / "l2" / "report.md").find("- verdict: slower: 0."), std::string::npos);
+}
+
+// Programs built before serve mode: the re-check times one process per run and
+// reaches the same verdicts (the fake's times do not depend on how it is asked).
+TEST(ObjectiveE2E, ProgramsWithoutServeModeGiveTheSameVerdicts) {
+  TempDir tmp;
+  auto kernel = copy_kernel(tmp, "gemm");
+  auto served = run_cli(args_for(kernel, tmp / "served", 5, "time"), tmp.path());
+  ASSERT_EQ(served.exit_code, 0) << served.err;
+  auto plain = run_cli(args_for(kernel, tmp / "plain", 5, "time"), tmp.path(), {"SWZ_FAKE_NO_SERVE=1"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  auto a = nlohmann::json::parse(read_text(tmp / "served" / "history.json"))["attempts"];
+  auto b = nlohmann::json::parse(read_text(tmp / "plain" / "history.json"))["attempts"];
+  ASSERT_EQ(a.size(), b.size());
+  int rechecked = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i]["label"], b[i]["label"]) << i;
+    EXPECT_EQ(a[i].value("significant", false), b[i].value("significant", false)) << i;
+    if (!a[i].contains("recheck") || !a[i]["recheck"].contains("rounds")) continue;
+    ++rechecked;
+    EXPECT_EQ(a[i]["recheck"]["served"], true);
+    EXPECT_EQ(b[i]["recheck"]["served"], false);
+    EXPECT_EQ(a[i]["recheck"]["baseline_ms"], b[i]["recheck"]["baseline_ms"]);
+    EXPECT_EQ(a[i]["recheck"]["candidate_ms"], b[i]["recheck"]["candidate_ms"]);
+    EXPECT_EQ(a[i]["speedup_ci_low"], b[i]["speedup_ci_low"]);
+  }
+  EXPECT_GE(rechecked, 1);
+  EXPECT_EQ(nlohmann::json::parse(served.out)["best"]["label"], nlohmann::json::parse(plain.out)["best"]["label"]);
 }
 
 TEST(ObjectiveE2E, NothingSignificantKeepsTheOriginalAndSaysSo) {

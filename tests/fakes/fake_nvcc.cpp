@@ -156,6 +156,46 @@ int evaluate(int argc, char** argv) {
   return rc;
 }
 
+// serve: the harness's serve mode. Options as time mode's; a ready line, then one time
+// line per "time" line on stdin until "quit" or end of input. The time model and its
+// faults (SWZ_FAKE_TIME_FLAT, _SLOW_*, hang, crash) apply to each request as to time mode.
+int serve(int argc, char** argv) {
+  std::vector<std::string> targs = {"time"};
+  for (int i = 2; i < argc; ++i) targs.push_back(argv[i]);
+  std::vector<char*> av = {argv[0]};
+  for (auto& x : targs) av.push_back(&x[0]);
+  auto time_line = [&](std::string* line) {
+    g_out.clear();
+    const int rc = run((int)av.size(), av.data());
+    *line = g_out;
+    g_out.clear();
+    return rc;
+  };
+  std::string line;
+  if (const int rc = time_line(&line); rc != 0) {  // bad options: time mode's own answer and code
+    std::fputs(line.c_str(), stdout);
+    return rc;
+  }
+  std::printf("{\"mode\":\"serve\",\"ready\":true}\n");
+  std::fflush(stdout);
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, stdin)) {
+    std::string cmd = buf;
+    while (!cmd.empty() && (cmd.back() == '\n' || cmd.back() == '\r')) cmd.pop_back();
+    if (cmd == "quit") break;
+    if (cmd == "time") {
+      const int rc = time_line(&line);
+      std::fputs(line.c_str(), stdout);
+      std::fflush(stdout);
+      if (rc != 0) return rc;
+    } else {
+      std::printf("{\"mode\":\"serve\",\"ok\":false,\"error\":\"unknown request\"}\n");
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
 int usage(const char* why) {
   std::fprintf(stderr, "usage: %s info|verify [--seed S]|time [--reps N] [--warmup W] [--size a,b]|"
                "profile [--size a,b]|dump FILE [--size a,b]|hash [--chunks FILE] [--size a,b]|"
@@ -217,6 +257,9 @@ int run(int argc, char** argv) {
   // SWZ_FAKE_NO_EVALUATE=1: a program from before evaluate mode (the loop falls back).
   const char* no_eval = std::getenv("SWZ_FAKE_NO_EVALUATE");
   if (mode == "evaluate" && !(no_eval && *no_eval && std::string(no_eval) != "0")) return evaluate(argc, argv);
+  // SWZ_FAKE_NO_SERVE=1: a program from before serve mode (the re-check runs time processes).
+  const char* no_serve = std::getenv("SWZ_FAKE_NO_SERVE");
+  if (mode == "serve" && !(no_serve && *no_serve && std::string(no_serve) != "0")) return serve(argc, argv);
   if (mode != "info" && mode != "verify" && mode != "time" && mode != "profile" && mode != "dump" &&
       mode != "hash" && mode != "compare")
     return usage("unknown mode");

@@ -22,6 +22,7 @@ fs::path program(const test::TempDir& dir, const std::string& name, const std::v
   for (double m : medians) list += (list.empty() ? "" : " ") + std::to_string(m);
   const fs::path p = dir / name;
   test::write_text(p, "#!/bin/sh\n"
+                      "[ \"$1\" = time ] || { echo '{\"error\":\"usage: unknown mode\"}'; exit 2; }\n"
                       "n=$(grep -c '^" + name + "$' '" + log.string() + "' 2>/dev/null || true)\n"
                       "n=${n:-0}\n"
                       "echo " + name + " >> '" + log.string() + "'\n"
@@ -30,6 +31,33 @@ fs::path program(const test::TempDir& dir, const std::string& name, const std::v
                       "eval m=\\${$i}\n"
                       "echo \"{\\\"mode\\\":\\\"time\\\",\\\"median_ms\\\":$m}\"\n"
                       "exit " + std::to_string(exit_code) + "\n");
+  ::chmod(p.c_str(), 0755);
+  return p;
+}
+
+// A serve-mode stand-in: logs "start NAME" once, prints a ready line, then for each
+// "time" line on stdin logs NAME and prints the next planted median (cycling); it exits
+// at end of input. With `fail_at` > 0 it exits 3 instead of answering request fail_at.
+fs::path serving_program(const test::TempDir& dir, const std::string& name, const std::vector<double>& medians,
+                         const fs::path& log, int fail_at = 0) {
+  std::string list;
+  for (double m : medians) list += (list.empty() ? "" : " ") + std::to_string(m);
+  const fs::path p = dir / name;
+  test::write_text(p, "#!/bin/sh\n"
+                      "[ \"$1\" = serve ] || exit 2\n"
+                      "echo start " + name + " >> '" + log.string() + "'\n"
+                      "echo '{\"mode\":\"serve\",\"ready\":true}'\n"
+                      "set -- " + list + "\n"
+                      "n=0\n"
+                      "while read req; do\n"
+                      "  [ \"$req\" = time ] || continue\n"
+                      "  n=$((n + 1))\n"
+                      "  [ " + std::to_string(fail_at) + " -eq $n ] && exit 3\n"
+                      "  echo " + name + " >> '" + log.string() + "'\n"
+                      "  i=$(( (n - 1) % $# + 1 ))\n"
+                      "  eval m=\\${$i}\n"
+                      "  echo \"{\\\"mode\\\":\\\"time\\\",\\\"median_ms\\\":$m}\"\n"
+                      "done\n");
   ::chmod(p.c_str(), 0755);
   return p;
 }
@@ -79,6 +107,54 @@ TEST_F(SpeedJudge, AFailingRunIsAnErrorNamingWhich) {
   EXPECT_NE(c.error().message.find("candidate time mode failed"), std::string::npos) << c.error().message;
   EXPECT_EQ(test::read_text(log), "base\ncand\n");  // stopped at the first failure
   EXPECT_FALSE(compare_speed(backend, a, b, args, 0, std::chrono::seconds(10)));
+}
+
+TEST_F(SpeedJudge, ServingProgramsAreStartedOnceAndAskedInTurn) {
+  auto a = serving_program(dir, "base", {2.00, 2.02, 1.98, 2.01, 2.00, 1.99}, log);
+  auto b = serving_program(dir, "cand", {1.90, 1.91, 1.89, 1.92, 1.90, 1.90}, log);
+  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10));
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_TRUE(c->served);
+  EXPECT_EQ(c->runs, 12);
+  EXPECT_EQ(test::read_text(log),
+            "start base\nstart cand\nbase\ncand\nbase\ncand\nbase\ncand\nbase\ncand\nbase\ncand\nbase\ncand\n");
+  EXPECT_DOUBLE_EQ(c->baseline_ms[1], 2.02);
+  EXPECT_DOUBLE_EQ(c->candidate_ms[5], 1.90);
+  EXPECT_TRUE(c->ratio.significant);
+  const nlohmann::json j = *c;
+  EXPECT_EQ(j["served"], true);
+  EXPECT_NE(j["method"].get<std::string>().find("serve mode"), std::string::npos);
+}
+
+TEST_F(SpeedJudge, WithoutServeModeInEitherProgramBothRunAsProcesses) {
+  // The candidate serves, the baseline predates serve mode: both are timed the old way.
+  auto a = program(dir, "base", {2.0}, log);
+  auto b = serving_program(dir, "cand", {1.0}, log);
+  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10));
+  ASSERT_FALSE(c) << "the candidate stand-in has no time mode";
+  EXPECT_NE(c.error().message.find("candidate time mode failed"), std::string::npos) << c.error().message;
+  EXPECT_EQ(test::read_text(log), "base\n") << "the candidate was never started in serve mode";
+}
+
+TEST_F(SpeedJudge, AServingProgramThatDiesIsAnErrorNamingWhich) {
+  auto a = serving_program(dir, "base", {1.0}, log);
+  auto b = serving_program(dir, "cand", {1.0}, log, 3);
+  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10));
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().message.find("candidate time mode failed"), std::string::npos) << c.error().message;
+  EXPECT_NE(c.error().message.find("exit code 3"), std::string::npos) << c.error().message;
+}
+
+TEST_F(SpeedJudge, AServingProgramThatHangsIsKilledAtTheTimeout) {
+  auto a = serving_program(dir, "base", {1.0}, log);
+  const fs::path hang = dir / "hang";
+  test::write_text(hang, "#!/bin/sh\necho '{\"mode\":\"serve\",\"ready\":true}'\nexec sleep 1000\n");
+  ::chmod(hang.c_str(), 0755);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto c = compare_speed(backend, a, hang, args, 6, std::chrono::seconds(1));
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().message.find("timed out"), std::string::npos) << c.error().message;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 15.0);
 }
 
 }  // namespace

@@ -6,9 +6,12 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "swizzleperf/core/result.h"
 
 namespace swz {
 
@@ -37,15 +40,21 @@ struct ProcessResult {
   std::string describe() const;
 };
 
+class ProcessSession;  // core/process_session.h
+
 class ProcessRunner {
  public:
   virtual ~ProcessRunner() = default;
   virtual ProcessResult run(const ProcessSpec& spec) = 0;
+  // A long-lived child spoken to line by line (core/process_session.h). Default: an
+  // Error (this runner holds no sessions), and callers fall back to run().
+  virtual Result<std::unique_ptr<ProcessSession>> start(const ProcessSpec& spec);
 };
 
 class RealProcessRunner final : public ProcessRunner {
  public:
   ProcessResult run(const ProcessSpec& spec) override;
+  Result<std::unique_ptr<ProcessSession>> start(const ProcessSpec& spec) override;
 };
 
 // The command line as it would be typed, for logs only (quoted where needed).

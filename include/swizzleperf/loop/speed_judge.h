@@ -5,9 +5,11 @@
 // a speedup with a distribution-free 95 % interval (core/stats: sign-test
 // interval of the median ratio baseline/candidate). Interleaving puts machine
 // drift into both members of a pair instead of into the difference.
-// Cost: 2 * rounds time-mode runs. A failed run is an Error naming the program;
-// nothing is retried. Used by the optimize loop's re-check (and meant for a
-// future `gate` command).
+// Cost: 2 * rounds time-mode runs. Where both programs have the harness's `serve`
+// mode (and the runner holds sessions), each is started once and kept running, its
+// inputs set up once, and each run is a "time" request to it; otherwise each run is
+// its own `time` process. A failed run is an Error naming the program; nothing is
+// retried. Used by the optimize loop's re-check and by `gate`.
 #pragma once
 
 #include <chrono>
@@ -30,7 +32,8 @@ struct SpeedComparison {
   std::vector<double> baseline_ms;   // per-round medians, in run order
   std::vector<double> candidate_ms;
   double seconds = 0;                // wall time of the whole comparison
-  int runs = 0;                      // time-mode invocations made (2 * rounds)
+  int runs = 0;                      // time-mode runs made (2 * rounds)
+  bool served = false;               // the runs were requests to two serving programs
 };
 
 void to_json(nlohmann::json& j, const SpeedComparison& c);
