@@ -60,6 +60,13 @@ def medians(histories):
             {k: round(statistics.median(v), 3) for k, v in sorted(stages.items())}, len(walls))
 
 def best_pattern(h):
+    """The run's best by its own objective (history.cpp's RunHistory::best): under time the
+    validated attempt with the largest significant speedup (None when there is none), else
+    the highest L2 hit rate, then the lowest time."""
+    if (h.get("config") or {}).get("objective") == "time":
+        fast = [a for a in h.get("attempts", []) if a.get("status") == "ok" and a.get("significant")
+                and (a.get("speedup_ci_low") or 0) > 1.0]
+        return max(fast, key=lambda a: a.get("speedup") or 0).get("label") if fast else None
     best = None
     for a in h.get("attempts", []):
         if a.get("status") != "ok" or not a.get("metrics"):

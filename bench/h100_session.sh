@@ -6,7 +6,8 @@
 #   suite  the paper's ten kernels, 4 iterations, --objective time, in one `suite`
 #          command under a wall-clock cap (SWZ_SUITE_CAP_S, default 560 s); a kernel
 #          the cap cut short is named, and `suite KERNELS...` runs the rest later
-#   gemm   `optimize kernels/gemm.hip` 10 iterations (bench/h100_loop.sh's gemm part)
+#   gemm   `optimize kernels/gemm.hip` 10 iterations (bench/h100_loop.sh's gemm part);
+#          SWZ_LOOP_SERIAL=1 adds the same run with --build-jobs 1 and compares best patterns
 #   fuzz   the carried libFuzzer targets (.devcarry/fuzz/) on the machine's cores
 # Everything lands in $OUT: logs, a tgz of the run dirs (no binaries, no dumps).
 # Usage: bench/h100_session.sh PART [args...]
@@ -54,6 +55,15 @@ case $PART in
       pack gemm-before runs/before/loop-gemm
     fi
     SWZ_LOOP_PART=gemm SWZ_BIN=$BIN bench/h100_loop.sh "$@"
+    # SWZ_LOOP_SERIAL=1: the same run with --build-jobs 1 (the serial loop), for #13's
+    # "identical best patterns to a serial run" (its loop.json lands in $OUT/serial).
+    if [ "${SWZ_LOOP_SERIAL:-0}" = 1 ]; then
+      mkdir -p "$OUT/serial"
+      OUT="$OUT/serial" SWZ_LOOP_PART=gemm SWZ_BIN=$BIN SWZ_RUNS=runs/serial bench/h100_loop.sh --build-jobs 1 "$@"
+      python3 -c 'import json,sys; a,b=(json.load(open(p)).get("gemm_best_pattern") for p in sys.argv[1:]); print("best pattern: parallel", a, "serial", b, "identical" if a==b else "DIFFERENT")' \
+        "$OUT/loop.json" "$OUT/serial/loop.json"
+      pack gemm-serial runs/serial/loop-gemm
+    fi
     pack gemm runs/loop-gemm
     ;;
   fuzz)
