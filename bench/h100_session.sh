@@ -8,6 +8,7 @@
 #          the cap cut short is named, and `suite KERNELS...` runs the rest later
 #   gemm   `optimize kernels/gemm.hip` 10 iterations (bench/h100_loop.sh's gemm part);
 #          SWZ_LOOP_SERIAL=1 adds the same run with --build-jobs 1 and compares best patterns
+#   profile  ncu's cost per variant on the many-launch kernels (bench/h100_profile_variants.sh)
 #   fuzz   the carried libFuzzer targets (.devcarry/fuzz/) on the machine's cores
 # Everything lands in $OUT: logs, a tgz of the run dirs (no binaries, no dumps).
 # Usage: bench/h100_session.sh PART [args...]
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-bench/out}; mkdir -p "$OUT"
 BIN=${SWZ_BIN:-.devcarry/swizzleperf}
 export PATH=/usr/local/cuda/bin:$PATH
-PART=${1:?usage: h100_session.sh tc|suite|gemm|fuzz}; shift
+PART=${1:?usage: h100_session.sh tc|suite|gemm|profile|fuzz}; shift
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/device.txt"
 pack() { tar czf "$OUT/$1.tgz" --exclude='*.bin' --exclude='*/kernel' --exclude='*/device_query' \
            --exclude='*/mapping' --exclude='*.emu.cpp' --exclude='*/build-cache' "${@:2}" 2>/dev/null; }
@@ -65,6 +66,9 @@ case $PART in
       pack gemm-serial runs/serial/loop-gemm
     fi
     pack gemm runs/loop-gemm
+    ;;
+  profile)
+    bench/h100_profile_variants.sh "$@"
     ;;
   fuzz)
     SECS=${SWZ_FUZZ_SECONDS:-120}
