@@ -41,6 +41,26 @@ bool needs_quoting(const std::string& s) {
 
 }  // namespace
 
+void exec_child(const ProcessSpec& spec, char* const* argv, int in_fd, int out_fd, int err_fd, int exec_fd) {
+  setpgid(0, 0);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGPIPE, SIG_DFL);
+  if (in_fd >= 0) dup2(in_fd, 0);
+  dup2(out_fd, 1);
+  dup2(err_fd, 2);
+  if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
+    int e = errno;
+    (void)!write(exec_fd, &e, sizeof e);
+    _exit(127);
+  }
+  for (const auto& [k, v] : spec.env) setenv(k.c_str(), v.c_str(), 1);
+  execvp(argv[0], argv);
+  int e = errno;
+  (void)!write(exec_fd, &e, sizeof e);
+  _exit(127);
+}
+
 std::string ProcessResult::describe() const {
   if (!started) return "could not start: " + tail_lines(err, 1);
   if (interrupted) return "interrupted (Ctrl-C)";
@@ -135,26 +155,7 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
     result.err = std::string("fork: ") + strerror(errno);
     return result;
   }
-  if (pid == 0) {
-    setpgid(0, 0);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGPIPE, SIG_DFL);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, 0);
-    dup2(out_pipe[1], 1);
-    dup2(err_pipe[1], 2);
-    if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
-      int e = errno;
-      (void)!write(exec_pipe[1], &e, sizeof e);
-      _exit(127);
-    }
-    for (const auto& [k, v] : spec.env) setenv(k.c_str(), v.c_str(), 1);
-    execvp(argv[0], argv.data());
-    int e = errno;
-    (void)!write(exec_pipe[1], &e, sizeof e);
-    _exit(127);
-  }
+  if (pid == 0) exec_child(spec, argv.data(), open("/dev/null", O_RDONLY), out_pipe[1], err_pipe[1], exec_pipe[1]);
   setpgid(pid, pid);  // also from the parent, to win the race with kill_group
   close(out_pipe[1]);
   close(err_pipe[1]);

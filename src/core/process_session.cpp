@@ -188,25 +188,7 @@ Result<std::unique_ptr<ProcessSession>> start_session(const ProcessSpec& spec) {
   argv.push_back(nullptr);
   const pid_t pid = fork();
   if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    setpgid(0, 0);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGPIPE, SIG_DFL);
-    dup2(in_pipe[0], 0);
-    dup2(out_pipe[1], 1);
-    dup2(err_pipe[1], 2);
-    if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
-      int e = errno;
-      (void)!write(exec_pipe[1], &e, sizeof e);
-      _exit(127);
-    }
-    for (const auto& [k, v] : spec.env) setenv(k.c_str(), v.c_str(), 1);
-    execvp(argv[0], argv.data());
-    int e = errno;
-    (void)!write(exec_pipe[1], &e, sizeof e);
-    _exit(127);
-  }
+  if (pid == 0) exec_child(spec, argv.data(), in_pipe[0], out_pipe[1], err_pipe[1], exec_pipe[1]);
   setpgid(pid, pid);
   ::close(in_pipe[0]);
   ::close(out_pipe[1]);

@@ -14,25 +14,30 @@
 namespace swz {
 namespace {
 
+// An executable shell script at dir/name whose positional parameters are the medians.
+fs::path stand_in_script(const test::TempDir& dir, const std::string& name, const std::vector<double>& medians,
+                const std::string& body) {
+  std::string list;
+  for (double m : medians) list += (list.empty() ? "" : " ") + std::to_string(m);
+  const fs::path p = dir / name;
+  test::write_text(p, "#!/bin/sh\nmode=$1\nset -- " + list + "\n" + body);
+  ::chmod(p.c_str(), 0755);
+  return p;
+}
+
 // A time-mode stand-in: appends NAME to LOG, prints {"mode":"time","median_ms":M}
 // with M taken from its list in turn (round i gets the i-th value, cycling).
 fs::path program(const test::TempDir& dir, const std::string& name, const std::vector<double>& medians,
                  const fs::path& log, int exit_code = 0) {
-  std::string list;
-  for (double m : medians) list += (list.empty() ? "" : " ") + std::to_string(m);
-  const fs::path p = dir / name;
-  test::write_text(p, "#!/bin/sh\n"
-                      "[ \"$1\" = time ] || { echo '{\"error\":\"usage: unknown mode\"}'; exit 2; }\n"
-                      "n=$(grep -c '^" + name + "$' '" + log.string() + "' 2>/dev/null || true)\n"
-                      "n=${n:-0}\n"
-                      "echo " + name + " >> '" + log.string() + "'\n"
-                      "set -- " + list + "\n"
-                      "i=$(( n % $# + 1 ))\n"
-                      "eval m=\\${$i}\n"
-                      "echo \"{\\\"mode\\\":\\\"time\\\",\\\"median_ms\\\":$m}\"\n"
-                      "exit " + std::to_string(exit_code) + "\n");
-  ::chmod(p.c_str(), 0755);
-  return p;
+  return stand_in_script(dir, name, medians,
+                "[ \"$mode\" = time ] || { echo '{\"error\":\"usage: unknown mode\"}'; exit 2; }\n"
+                "n=$(grep -c '^" + name + "$' '" + log.string() + "' 2>/dev/null || true)\n"
+                "n=${n:-0}\n"
+                "echo " + name + " >> '" + log.string() + "'\n"
+                "i=$(( n % $# + 1 ))\n"
+                "eval m=\\${$i}\n"
+                "echo \"{\\\"mode\\\":\\\"time\\\",\\\"median_ms\\\":$m}\"\n"
+                "exit " + std::to_string(exit_code) + "\n");
 }
 
 // A serve-mode stand-in: logs "start NAME" once, prints a ready line, then for each
@@ -40,26 +45,20 @@ fs::path program(const test::TempDir& dir, const std::string& name, const std::v
 // at end of input. With `fail_at` > 0 it exits 3 instead of answering request fail_at.
 fs::path serving_program(const test::TempDir& dir, const std::string& name, const std::vector<double>& medians,
                          const fs::path& log, int fail_at = 0) {
-  std::string list;
-  for (double m : medians) list += (list.empty() ? "" : " ") + std::to_string(m);
-  const fs::path p = dir / name;
-  test::write_text(p, "#!/bin/sh\n"
-                      "[ \"$1\" = serve ] || exit 2\n"
-                      "echo start " + name + " >> '" + log.string() + "'\n"
-                      "echo '{\"mode\":\"serve\",\"ready\":true}'\n"
-                      "set -- " + list + "\n"
-                      "n=0\n"
-                      "while read req; do\n"
-                      "  [ \"$req\" = time ] || continue\n"
-                      "  n=$((n + 1))\n"
-                      "  [ " + std::to_string(fail_at) + " -eq $n ] && exit 3\n"
-                      "  echo " + name + " >> '" + log.string() + "'\n"
-                      "  i=$(( (n - 1) % $# + 1 ))\n"
-                      "  eval m=\\${$i}\n"
-                      "  echo \"{\\\"mode\\\":\\\"time\\\",\\\"median_ms\\\":$m}\"\n"
-                      "done\n");
-  ::chmod(p.c_str(), 0755);
-  return p;
+  return stand_in_script(dir, name, medians,
+                "[ \"$mode\" = serve ] || exit 2\n"
+                "echo start " + name + " >> '" + log.string() + "'\n"
+                "echo '{\"mode\":\"serve\",\"ready\":true}'\n"
+                "n=0\n"
+                "while read req; do\n"
+                "  [ \"$req\" = time ] || continue\n"
+                "  n=$((n + 1))\n"
+                "  [ " + std::to_string(fail_at) + " -eq $n ] && exit 3\n"
+                "  echo " + name + " >> '" + log.string() + "'\n"
+                "  i=$(( (n - 1) % $# + 1 ))\n"
+                "  eval m=\\${$i}\n"
+                "  echo \"{\\\"mode\\\":\\\"time\\\",\\\"median_ms\\\":$m}\"\n"
+                "done\n");
 }
 
 class SpeedJudge : public ::testing::Test {

@@ -57,6 +57,12 @@ class RealProcessRunner final : public ProcessRunner {
   Result<std::unique_ptr<ProcessSession>> start(const ProcessSpec& spec) override;
 };
 
+// In a freshly forked child: its own process group, default signal handlers, the given
+// fds as stdin (none when negative), stdout and stderr, spec's cwd and env, then execvp.
+// On failure the errno goes to exec_fd (close-on-exec: the parent reads nothing on
+// success) and the child exits 127. Shared by run() and start_session().
+[[noreturn]] void exec_child(const ProcessSpec& spec, char* const* argv, int in_fd, int out_fd, int err_fd, int exec_fd);
+
 // The command line as it would be typed, for logs only (quoted where needed).
 std::string format_argv(const std::vector<std::string>& argv);
 
