@@ -546,7 +546,10 @@ inline int mode_verify(SwzProgram& prog, const Args& a) {
 inline std::string time_json(SwzProgram& prog, const Args& a) {
   sync_launches() = false;
   const size_t kFlushBytes = size_t(256) << 20;  // larger than any L2 / MALL we target
-  unsigned char* scratch = swz_alloc<unsigned char>(kFlushBytes);
+  // Freed below, not left to free_all(): serve mode calls this once per request.
+  void* scratch_mem = nullptr;
+  SWZ_CHECK(hipMalloc(&scratch_mem, kFlushBytes));
+  unsigned char* scratch = static_cast<unsigned char*>(scratch_mem);
   hipEvent_t start, stop;
   SWZ_CHECK(hipEventCreate(&start));
   SWZ_CHECK(hipEventCreate(&stop));
@@ -567,6 +570,7 @@ inline std::string time_json(SwzProgram& prog, const Args& a) {
   SWZ_CHECK(hipGetLastError());
   SWZ_CHECK(hipEventDestroy(start));
   SWZ_CHECK(hipEventDestroy(stop));
+  SWZ_CHECK(hipFree(scratch_mem));
   std::vector<double> sorted = times;
   std::sort(sorted.begin(), sorted.end());
   const size_t n = sorted.size();
