@@ -49,11 +49,11 @@ int cmd_suite(const std::vector<std::string>& args) {
     for (const auto& d : r["merge"].as<std::vector<std::string>>()) dirs.emplace_back(d);
     if (r.count("kernels"))
       for (const auto& d : r["kernels"].as<std::vector<std::string>>()) dirs.emplace_back(d);
-    auto rows = merge_suite_summaries(dirs);
+    nlohmann::json meta;
+    auto rows = merge_suite_summaries(dirs, &meta);
     if (!rows) return report_error(rows.error().message);
     std::vector<std::string> from;
     for (const auto& d : dirs) from.push_back(d.string());
-    nlohmann::json meta = merged_suite_meta(dirs);
     meta["merged_from"] = from;
     meta["date"] = stamp;
     if (auto st = write_suite_summary(out, *rows, meta); !st) return report_error(st.error().message);

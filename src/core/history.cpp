@@ -149,6 +149,10 @@ bool significantly_slower(const Attempt& a) {
   return a.significant.value_or(false) && a.speedup_ci_high && *a.speedup_ci_high < 1.0;
 }
 
+bool eligible_for_best(const Attempt& a, Objective objective) {
+  return a.validated() && (objective != Objective::time || significantly_faster(a));
+}
+
 bool better_attempt(const Attempt& a, const Attempt& b, Objective objective) {
   if (objective == Objective::l2) return better_attempt(a, b);
   const double sa = a.speedup.value_or(0), sb = b.speedup.value_or(0);
@@ -167,9 +171,7 @@ const Attempt* RunHistory::best() const { return best(objective()); }
 const Attempt* RunHistory::best(Objective objective) const {
   const Attempt* best = nullptr;
   for (const auto& a : attempts) {
-    if (!a.validated()) continue;
-    if (objective == Objective::time && !significantly_faster(a)) continue;
-    if (!best || better_attempt(a, *best, objective)) best = &a;
+    if (eligible_for_best(a, objective) && (!best || better_attempt(a, *best, objective))) best = &a;
   }
   return best;
 }

@@ -99,12 +99,9 @@ std::string y_axis(const Axis& a, double left, double right, const char* f, cons
   return s;
 }
 
-// The best-so-far line follows the run's objective, as RunHistory::best() does: under
-// `time` only significantly faster attempts count, ranked by speedup.
-bool eligible_for_best(const Attempt& a, Objective objective) {
-  return a.validated() && (objective != Objective::time || significantly_faster(a));
-}
-
+// The best-so-far line follows the run's objective, as RunHistory::best() does
+// (eligible_for_best, better_attempt): under `time` only significantly faster attempts
+// count, ranked by speedup.
 std::string best_so_far_legend(Objective objective) {
   return objective == Objective::time ? "best so far (largest significant speedup)" : "best so far (L2 hit rate, then time)";
 }

@@ -352,10 +352,10 @@ Status Optimizer::measure_baseline() {
     return make_error("the kernel program's info mode failed (" + info.process.describe() + ": " +
                       tail_lines(info.process.err + info.process.out, 1) + "); see docs/kernel-contract.md");
   history_.config["program_info"] = info.json;
-  dump_tol_ = info.json.value("dump_tol", 0.0);  // the compare stage below needs it
+  read_program_info();  // the compare stage below needs dump_tol_
   // The grid is known now: the first candidates build while the baseline is measured.
-  grid_ = {info.json["grid"].value("m", 1u), info.json["grid"].value("n", 1u)};
-  prefetch_lookahead({*kernel_, grid_, hw_, history_, opt_.run_dir / "iter-001", opt_.run_dir, history_.next_iteration()});
+  const int next = history_.next_iteration();
+  prefetch_lookahead({*kernel_, grid_, hw_, history_, attempt_dir(next), opt_.run_dir, next});
   if (!finish_attempt_stages(a, dir, dir / "kernel")) {
     if (interrupt_requested()) return make_error("interrupted");
     return make_error("the unswizzled baseline could not be measured (" + to_string(a.status) + "): " + a.reason);
@@ -479,6 +479,15 @@ void Optimizer::update_best() {
   if (spliced) (void)write_file_atomic(opt_.run_dir / "best.hip", *spliced);
 }
 
+void Optimizer::read_program_info() {
+  const auto& info = history_.config["program_info"];
+  grid_ = {info["grid"].value("m", 1u), info["grid"].value("n", 1u)};
+  kernel_regex_ = info.value("kernel_regex", "");
+  dump_tol_ = info.value("dump_tol", 0.0);
+}
+
+fs::path Optimizer::attempt_dir(int iteration) const { return opt_.run_dir / fmt::format("iter-{:03}", iteration); }
+
 void Optimizer::prefetch_lookahead(const ProposalContext& ctx) {
   if (pool_->jobs() <= 1) return;
   // The proposal about to be made and the jobs() - 1 after it.
@@ -520,10 +529,7 @@ Result<OptimizeSummary> Optimizer::run() {
   } else {
     spdlog::info("baseline (recorded): L2 hit {}", fmt_pct(history_.baseline->metrics));
   }
-  const auto& info = history_.config["program_info"];
-  grid_ = {info["grid"].value("m", 1u), info["grid"].value("n", 1u)};
-  kernel_regex_ = info.value("kernel_regex", "");
-  dump_tol_ = info.value("dump_tol", 0.0);
+  read_program_info();
 
   auto counted = [&] {
     int n = 0;
@@ -539,7 +545,7 @@ Result<OptimizeSummary> Optimizer::run() {
       break;
     }
     const int iteration = history_.next_iteration();
-    const auto dir = opt_.run_dir / fmt::format("iter-{:03}", iteration);
+    const auto dir = attempt_dir(iteration);
     std::error_code ec;
     fs::create_directories(dir, ec);
     ProposalContext ctx{*kernel_, grid_, hw_, history_, dir, opt_.run_dir, iteration};

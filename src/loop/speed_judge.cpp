@@ -21,15 +21,10 @@ void to_json(nlohmann::json& j, const SpeedComparison& c) {
 
 namespace {
 
-// A program kept running in serve mode: set up once, then one time line per request.
-struct Served {
-  std::unique_ptr<ProcessSession> session;
-};
-
 // Starts exe in serve mode with the time-mode options of `args` and waits for its ready
 // line. Error (the reason) when the runner holds no sessions, the program predates serve
 // mode (a usage error), or it cannot set up (e.g. two full-size programs do not fit).
-Result<Served> start_served(Backend& backend, const std::filesystem::path& exe, const std::vector<std::string>& args,
+Result<std::unique_ptr<ProcessSession>> start_served(Backend& backend, const std::filesystem::path& exe, const std::vector<std::string>& args,
                             std::chrono::seconds timeout) {
   ProcessSpec spec;
   spec.argv = {exe.string(), "serve"};
@@ -40,7 +35,7 @@ Result<Served> start_served(Backend& backend, const std::filesystem::path& exe, 
   if (!ready) return ready.error();
   auto j = nlohmann::json::parse(*ready, nullptr, false);
   if (!j.is_object() || j.value("ready", false) != true) return make_error("no ready line: " + ready->substr(0, 200));
-  return Served{std::move(*s)};
+  return std::move(*s);
 }
 
 }  // namespace
@@ -56,14 +51,14 @@ Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::p
   std::unique_ptr<ProcessSession> base_s, cand_s;
   if (!args.empty() && args.front() == "time") {
     auto a = start_served(backend, exe_base, args, timeout);
-    auto b = a ? start_served(backend, exe_cand, args, timeout) : Result<Served>(make_error("not tried"));
-    if (a && b) {
-      base_s = std::move(a->session);
-      cand_s = std::move(b->session);
-      c.served = true;
+    if (!a) {
+      spdlog::debug("speed re-check: baseline has no serve mode ({}); one time-mode process per run", a.error().message);
+    } else if (auto b = start_served(backend, exe_cand, args, timeout); !b) {
+      spdlog::debug("speed re-check: candidate has no serve mode ({}); one time-mode process per run", b.error().message);
     } else {
-      spdlog::debug("speed re-check: serve mode unavailable ({}); one time-mode process per run",
-                    (a ? b.error() : a.error()).message);
+      base_s = std::move(*a);
+      cand_s = std::move(*b);
+      c.served = true;
     }
   }
   auto time_one = [&](const std::filesystem::path& exe, ProcessSession* session, const char* who) -> Result<double> {

@@ -258,14 +258,34 @@ Status write_suite_summary(const std::filesystem::path& dir, const std::vector<S
   return write_file_atomic(dir / "suite-summary.md", md);
 }
 
-Result<std::vector<SuiteRow>> merge_suite_summaries(const std::vector<std::filesystem::path>& dirs) {
+namespace {
+
+// Adds j's run facts to meta, dropping (and remembering in `disagreed`) any fact that
+// differs from what an earlier summary said.
+void agree_on_meta(const nlohmann::json& j, nlohmann::json& meta, std::vector<std::string>& disagreed) {
+  for (const char* key : {"device", "objective", "iterations", "proposer"}) {
+    const auto v = j.find(key);
+    if (v == j.end() || v->is_null() || (v->is_string() && v->get<std::string>().empty())) continue;
+    if (std::find(disagreed.begin(), disagreed.end(), key) != disagreed.end()) continue;
+    if (!meta.contains(key)) meta[key] = *v;
+    else if (meta[key] != *v) meta.erase(key), disagreed.emplace_back(key);
+  }
+}
+
+}  // namespace
+
+Result<std::vector<SuiteRow>> merge_suite_summaries(const std::vector<std::filesystem::path>& dirs,
+                                                    nlohmann::json* agreed_meta) {
   std::vector<SuiteRow> rows;
+  nlohmann::json meta = nlohmann::json::object();
+  std::vector<std::string> disagreed;
   for (const auto& d : dirs) {
     const auto p = d / "suite-summary.json";
     auto text = read_file(p);
     if (!text) return make_error(text.error().message + " (is " + d.string() + " a suite output dir?)");
     auto j = nlohmann::json::parse(*text, nullptr, false);
     if (j.is_discarded() || !j.contains("kernels")) return make_error(p.string() + " is not a swizzleperf suite summary");
+    agree_on_meta(j, meta, disagreed);
     for (const auto& k : j["kernels"]) {
       auto row = k.get<SuiteRow>();
       // A kernel in several inputs (an interrupted shard rerun elsewhere): keep the
@@ -276,26 +296,8 @@ Result<std::vector<SuiteRow>> merge_suite_summaries(const std::vector<std::files
     }
   }
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.kernel < b.kernel; });
+  if (agreed_meta) *agreed_meta = std::move(meta);
   return rows;
-}
-
-nlohmann::json merged_suite_meta(const std::vector<std::filesystem::path>& dirs) {
-  nlohmann::json meta = nlohmann::json::object();
-  std::vector<std::string> disagreed;
-  for (const auto& d : dirs) {
-    auto text = read_file(d / "suite-summary.json");
-    if (!text) continue;
-    auto j = nlohmann::json::parse(*text, nullptr, false);
-    if (!j.is_object()) continue;
-    for (const char* key : {"device", "objective", "iterations", "proposer"}) {
-      const auto v = j.find(key);
-      if (v == j.end() || v->is_null() || (v->is_string() && v->get<std::string>().empty())) continue;
-      if (std::find(disagreed.begin(), disagreed.end(), key) != disagreed.end()) continue;
-      if (!meta.contains(key)) meta[key] = *v;
-      else if (meta[key] != *v) meta.erase(key), disagreed.emplace_back(key);
-    }
-  }
-  return meta;
 }
 
 }  // namespace swz

@@ -94,6 +94,12 @@ void emit(const char* fmt, ...) {
 
 int run(int argc, char** argv);
 int usage(const char* why);
+
+// A switch from the environment: set, not empty and not "0".
+bool env_on(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::string(v) != "0";
+}
 void sleep_ms(unsigned long ms);
 
 // evaluate: verify, then hash (or compare with --baseline), then time, as one JSON
@@ -255,11 +261,9 @@ int run(int argc, char** argv) {
   if (argc < 2) return usage("missing mode");
   const std::string mode = argv[1];
   // SWZ_FAKE_NO_EVALUATE=1: a program from before evaluate mode (the loop falls back).
-  const char* no_eval = std::getenv("SWZ_FAKE_NO_EVALUATE");
-  if (mode == "evaluate" && !(no_eval && *no_eval && std::string(no_eval) != "0")) return evaluate(argc, argv);
+  if (mode == "evaluate" && !env_on("SWZ_FAKE_NO_EVALUATE")) return evaluate(argc, argv);
   // SWZ_FAKE_NO_SERVE=1: a program from before serve mode (the re-check runs time processes).
-  const char* no_serve = std::getenv("SWZ_FAKE_NO_SERVE");
-  if (mode == "serve" && !(no_serve && *no_serve && std::string(no_serve) != "0")) return serve(argc, argv);
+  if (mode == "serve" && !env_on("SWZ_FAKE_NO_SERVE")) return serve(argc, argv);
   if (mode != "info" && mode != "verify" && mode != "time" && mode != "profile" && mode != "dump" &&
       mode != "hash" && mode != "compare")
     return usage("unknown mode");
@@ -350,7 +354,7 @@ int run(int argc, char** argv) {
     // (nothing can be significant); SLOW_ABOVE_HIT_PCT=H, a program whose modelled hit rate
     // is >= H runs SLOW_FACTOR (default 1.5) times slower: L2-better but slower, like a
     // swizzle whose index arithmetic or lost coalescing costs more than its cache gain.
-    if (const char* f = std::getenv("SWZ_FAKE_TIME_FLAT"); f && *f && std::string(f) != "0") base = 1.0;
+    if (env_on("SWZ_FAKE_TIME_FLAT")) base = 1.0;
     if (const char* h = std::getenv("SWZ_FAKE_SLOW_ABOVE_HIT_PCT"); h && *h && sectors > 0 &&
         100.0 * m.hits / sectors >= std::strtod(h, nullptr)) {
       const char* fac = std::getenv("SWZ_FAKE_SLOW_FACTOR");

@@ -82,6 +82,9 @@ std::optional<Objective> objective_from_string(const std::string& s);
 bool significantly_faster(const Attempt& a);
 // True when the attempt was re-checked and is significantly slower than the baseline.
 bool significantly_slower(const Attempt& a);
+// Can the attempt be a run's best under the objective? Validated, and under time also
+// significantly faster. RunHistory::best() and report.html's best-so-far line use it.
+bool eligible_for_best(const Attempt& a, Objective objective);
 
 struct RunHistory {
   int schema_version = kHistorySchemaVersion;

@@ -54,6 +54,9 @@ class Optimizer {
  private:
   Status prepare();
   Status measure_baseline();
+  // grid_, kernel_regex_ and dump_tol_ from the program's info in the history's config.
+  void read_program_info();
+  std::filesystem::path attempt_dir(int iteration) const;  // run_dir/iter-NNN
   Attempt evaluate(int iteration, const Proposal& proposal, const std::filesystem::path& dir);
   bool finish_attempt_stages(Attempt& a, const std::filesystem::path& dir, const std::filesystem::path& exe);
   // verify + output check + time as one `prog evaluate` process (a candidate). true:

@@ -67,9 +67,9 @@ std::vector<std::filesystem::path> select_shard(const std::vector<std::filesyste
 Status write_suite_summary(const std::filesystem::path& dir, const std::vector<SuiteRow>& rows,
                            const nlohmann::json& meta);
 // Reads suite-summary.json from each dir (shards) and returns all rows, in kernel order.
-Result<std::vector<SuiteRow>> merge_suite_summaries(const std::vector<std::filesystem::path>& dirs);
-// The run facts (device, objective, iterations, proposer) that every readable
-// suite-summary.json of dirs agrees on; a fact they disagree on is left out.
-nlohmann::json merged_suite_meta(const std::vector<std::filesystem::path>& dirs);
+// With agreed_meta: the run facts (device, objective, iterations, proposer) that every
+// summary agrees on go there; a fact they disagree on is left out.
+Result<std::vector<SuiteRow>> merge_suite_summaries(const std::vector<std::filesystem::path>& dirs,
+                                                    nlohmann::json* agreed_meta = nullptr);
 
 }  // namespace swz
