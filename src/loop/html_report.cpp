@@ -136,9 +136,10 @@ std::string progression_svg(const RunHistory& h) {
   s += "<g font-size=\"12\">";
   s += "<circle cx=\"80\" cy=\"20\" r=\"5\" fill=\"#4e79a7\"/>" + text(90, 24, "validated attempt");
   s += "<line x1=\"210\" y1=\"20\" x2=\"240\" y2=\"20\" stroke=\"#2e7d32\" stroke-width=\"2.5\"/>" + text(246, 24, best_so_far_legend(objective));
-  s += "<line x1=\"470\" y1=\"20\" x2=\"500\" y2=\"20\" stroke=\"#1d232a\" stroke-dasharray=\"5 4\"/>" + text(506, 24, "baseline");
-  s += "<path d=\"M 580 15 l 10 10 m 0 -10 l -10 10\" stroke=\"#c62828\" stroke-width=\"2\"/>" + text(598, 24, "failed (status below)");
-  s += "<circle cx=\"750\" cy=\"20\" r=\"5\" fill=\"none\" stroke=\"#6b7480\" stroke-width=\"1.5\"/>" + text(760, 24, "duplicate mapping (not measured)");
+  // Room for the longer of the two best-so-far legends (about 42 characters).
+  s += "<line x1=\"540\" y1=\"20\" x2=\"570\" y2=\"20\" stroke=\"#1d232a\" stroke-dasharray=\"5 4\"/>" + text(576, 24, "baseline");
+  s += "<path d=\"M 650 15 l 10 10 m 0 -10 l -10 10\" stroke=\"#c62828\" stroke-width=\"2\"/>" + text(668, 24, "failed (status below)");
+  s += "<circle cx=\"820\" cy=\"20\" r=\"5\" fill=\"none\" stroke=\"#6b7480\" stroke-width=\"1.5\"/>" + text(830, 24, "duplicate mapping (not measured)");
   s += "</g>\n";
   s += y_axis(l2, left, right, "{:.0f}", "L2 hit rate %");
   s += y_axis(sp, left, right, "{:.2f}", "speedup ×", 4);
