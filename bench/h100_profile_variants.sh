@@ -9,6 +9,11 @@
 #   nocache    --cache-control none (no flush before each replayed pass)
 #   passes     the loop's flags with --print-summary none and --metrics of one pass only
 #              (lts__t_sectors.sum), to read the per-launch floor
+#   first16    the loop's flags with --launch-count 16 (the first 16 matching launches)
+#   every10     the loop's flags, launches chosen by --kernel-id with an invocation regex
+#              (invocations 1, 10, 20, ...), to see whether ncu can sample a launch sequence
+# SWZ_PROFILE_VARIANTS picks variants (default: all of them). `ncu --help`'s
+# launch-selection lines go to $OUT/ncu-help.txt.
 # and records wall seconds, launches profiled and the summed hit rate of each, so the
 # next change can be chosen by numbers. Everything under $OUT: profile-variants.json,
 # logs. Usage: bench/h100_profile_variants.sh [KERNEL...]
@@ -23,18 +28,23 @@ for k in "${KERNELS[@]}"; do "${NV[@]}" -o "$B/$k" "kernels/$k.hip" > "$OUT/buil
 wait
 METRICS=lts__t_sector_hit_rate.pct,lts__t_sectors.sum,lts__t_sectors_lookup_hit.sum,lts__t_sectors_lookup_miss.sum,lts__t_sectors_srcunit_ltcfabric.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
 : > "$OUT/profile-variants.jsonl"
+ncu --help 2>&1 | grep -A14 -E -- '--(kernel-id|launch-count|launch-skip|kernel-name) ' > "$OUT/ncu-help.txt"
+read -r -a VARIANTS <<< "${SWZ_PROFILE_VARIANTS:-loop app nocache passes first16 every10}"
 for k in "${KERNELS[@]}"; do
   [ -x "$B/$k" ] || { echo "$k did not build (see $OUT/build-$k.log)"; continue; }
   regex=$("$B/$k" info | python3 -c 'import json,sys; print(json.loads(sys.stdin.readlines()[-1])["kernel_regex"])')
-  for v in loop app nocache passes; do
+  for v in "${VARIANTS[@]}"; do
+    sel=(--kernel-name "regex:$regex")
     flags=(--csv --print-units base --cache-control all --clock-control base --target-processes all --metrics "$METRICS")
     case $v in
       app) flags+=(--replay-mode application) ;;
       nocache) flags=(--csv --print-units base --cache-control none --clock-control base --target-processes all --metrics "$METRICS") ;;
       passes) flags=(--csv --print-units base --cache-control all --clock-control base --target-processes all --metrics lts__t_sectors.sum) ;;
+      first16) flags+=(--launch-count 16) ;;
+      every10) sel=(--kernel-id "::regex:$regex:regex:^(1|[0-9]*0)$") ;;
     esac
     t0=$(date +%s.%N)
-    timeout 300 ncu "${flags[@]}" --kernel-name "regex:$regex" "$B/$k" profile > "$OUT/ncu-$k-$v.csv" 2> "$OUT/ncu-$k-$v.log"
+    timeout 300 ncu "${flags[@]}" "${sel[@]}" "$B/$k" profile > "$OUT/ncu-$k-$v.csv" 2> "$OUT/ncu-$k-$v.log"
     rc=$?
     wall=$(python3 -c "print(round($(date +%s.%N)-$t0,2))")
     python3 - "$k" "$v" "$wall" "$rc" "$OUT/ncu-$k-$v.csv" >> "$OUT/profile-variants.jsonl" <<'PY'
@@ -57,10 +67,12 @@ PY
     tail -1 "$OUT/profile-variants.jsonl"
   done
 done
-python3 -c '
-import json,sys
-rows=[json.loads(l) for l in open(sys.argv[1])]
+python3 - "$OUT/profile-variants.jsonl" "$OUT/profile-variants.json" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
 json.dump(rows, open(sys.argv[2], "w"), indent=2)
-print("| kernel | variant | wall s | launches | L2 hit % (summed) |"); print("|---|---|---:|---:|---:|")
-for r in rows: print(f"| {r[\"kernel\"]} | {r[\"variant\"]} | {r[\"wall_s\"]} | {r[\"launches\"]} | {r[\"hit_pct_summed\"]} |")
-' "$OUT/profile-variants.jsonl" "$OUT/profile-variants.json"
+print("| kernel | variant | wall s | launches | L2 hit % (summed) |")
+print("|---|---|---:|---:|---:|")
+for r in rows:
+    print(f"| {r['kernel']} | {r['variant']} | {r['wall_s']} | {r['launches']} | {r['hit_pct_summed']} |")
+PY

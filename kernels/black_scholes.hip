@@ -81,16 +81,13 @@ class BlackScholesProgram : public SwzProgram {
   void setup(const SwzSize& s, unsigned long long seed) override {
     n_ = s[0];
     SwzRng rng(seed);
-    hS_ = swz_random_f32(size_t(n_), rng, 5.f, 30.f);
-    hX_ = swz_random_f32(size_t(n_), rng, 1.f, 100.f);
-    hT_ = swz_random_f32(size_t(n_), rng, 0.25f, 10.f);
-    dS_ = swz_alloc<float>(hS_.size());
-    dX_ = swz_alloc<float>(hX_.size());
-    dT_ = swz_alloc<float>(hT_.size());
+    dS_ = swz_alloc<float>(size_t(n_));
+    dX_ = swz_alloc<float>(size_t(n_));
+    dT_ = swz_alloc<float>(size_t(n_));
     dOut_ = swz_alloc<float>(2 * size_t(n_));
-    swz_upload(dS_, hS_);
-    swz_upload(dX_, hX_);
-    swz_upload(dT_, hT_);
+    hS_ = swz_random_f32_device(dS_, size_t(n_), rng, 5.f, 30.f);
+    hX_ = swz_random_f32_device(dX_, size_t(n_), rng, 1.f, 100.f);
+    hT_ = swz_random_f32_device(dT_, size_t(n_), rng, 0.25f, 10.f);
   }
   void run() override {
     const SwizzleGrid g = grid({n_});

@@ -121,17 +121,15 @@ class FusedElementwiseProgram : public SwzProgram {
   void setup(const SwzSize& s, unsigned long long seed) override {
     R_ = static_cast<int>(s[0]), C_ = static_cast<int>(s[1]);
     SwzRng rng(seed);
-    hX_ = swz_random_f32(size_t(R_) * C_, rng);
-    hRes_ = swz_random_f32(size_t(R_) * C_, rng);
-    hScale_ = swz_random_f32(C_, rng, 0.5f, 1.5f);
-    hBias_ = swz_random_f32(C_, rng, -0.5f, 0.5f);
-    dX_ = swz_alloc<float>(hX_.size());
-    dRes_ = swz_alloc<float>(hRes_.size());
+    dX_ = swz_alloc<float>(size_t(R_) * C_);
+    dRes_ = swz_alloc<float>(size_t(R_) * C_);
     dScale_ = swz_alloc<float>(C_);
     dBias_ = swz_alloc<float>(C_);
-    dOut_ = swz_alloc<float>(hX_.size());
-    swz_upload(dX_, hX_);
-    swz_upload(dRes_, hRes_);
+    dOut_ = swz_alloc<float>(size_t(R_) * C_);
+    hX_ = swz_random_f32_device(dX_, size_t(R_) * C_, rng);
+    hRes_ = swz_random_f32_device(dRes_, size_t(R_) * C_, rng);
+    hScale_ = swz_random_f32(C_, rng, 0.5f, 1.5f);
+    hBias_ = swz_random_f32(C_, rng, -0.5f, 0.5f);
     swz_upload(dScale_, hScale_);
     swz_upload(dBias_, hBias_);
   }

@@ -137,13 +137,11 @@ class GemmProgram : public SwzProgram {
   void setup(const SwzSize& s, unsigned long long seed) override {
     M_ = static_cast<int>(s[0]), N_ = static_cast<int>(s[1]), K_ = static_cast<int>(s[2]);
     SwzRng rng(seed);
-    hA_ = swz_random_f32(size_t(M_) * K_, rng);
-    hB_ = swz_random_f32(size_t(K_) * N_, rng);
-    dA_ = swz_alloc<float>(hA_.size());
-    dB_ = swz_alloc<float>(hB_.size());
+    dA_ = swz_alloc<float>(size_t(M_) * K_);
+    dB_ = swz_alloc<float>(size_t(K_) * N_);
     dC_ = swz_alloc<float>(size_t(M_) * N_);
-    swz_upload(dA_, hA_);
-    swz_upload(dB_, hB_);
+    hA_ = swz_random_f32_device(dA_, size_t(M_) * K_, rng);
+    hB_ = swz_random_f32_device(dB_, size_t(K_) * N_, rng);
   }
   void run() override {
     const SwizzleGrid g = grid({M_, N_, K_});

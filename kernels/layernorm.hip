@@ -184,15 +184,14 @@ class LayernormProgram : public SwzProgram {
     R_ = static_cast<int>(s[0]), C_ = static_cast<int>(s[1]);
     g_ = grid(s);
     SwzRng rng(seed);
-    hX_ = swz_random_f32(size_t(R_) * C_, rng);
+    dX_ = swz_alloc<float>(size_t(R_) * C_);
+    hX_ = swz_random_f32_device(dX_, size_t(R_) * C_, rng);
     hW_ = swz_random_f32(C_, rng, 0.5f, 1.5f);
     hB_ = swz_random_f32(C_, rng, -0.5f, 0.5f);
-    dX_ = swz_alloc<float>(hX_.size());
     dW_ = swz_alloc<float>(C_);
     dB_ = swz_alloc<float>(C_);
     dPart_ = swz_alloc<float2>(size_t(g_.m) * g_.n);
-    dOut_ = swz_alloc<float>(hX_.size());
-    swz_upload(dX_, hX_);
+    dOut_ = swz_alloc<float>(size_t(R_) * C_);
     swz_upload(dW_, hW_);
     swz_upload(dB_, hB_);
     // Partials are an intermediate, not the output: poison them too (NaN) so a pass 2 that

@@ -120,6 +120,11 @@ class SmithWatermanProgram : public SwzProgram {
     const unsigned tm = swz_ceil_div(s[0], kTile), tn = swz_ceil_div(s[1], kTile);
     return {1u, tm < tn ? tm : tn};
   }
+  // One launch per tile anti-diagonal (no per-launch footprints: the count alone lets the
+  // tool profile a window of them).
+  unsigned long long launch_count(const SwzSize& s) const override {
+    return swz_ceil_div(s[0], kTile) + swz_ceil_div(s[1], kTile) - 1ull;
+  }
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     // both sequences read, H written once (its borders are re-read, counted once)
     return static_cast<unsigned long long>(s[0]) + s[1] + 4ull * s[0] * s[1];

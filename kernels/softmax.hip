@@ -186,11 +186,10 @@ class SoftmaxProgram : public SwzProgram {
     R_ = static_cast<int>(s[0]), C_ = static_cast<int>(s[1]);
     g_ = grid(s);
     SwzRng rng(seed);
-    hX_ = swz_random_f32(size_t(R_) * C_, rng);
-    dX_ = swz_alloc<float>(hX_.size());
+    dX_ = swz_alloc<float>(size_t(R_) * C_);
     dPart_ = swz_alloc<float2>(size_t(g_.m) * g_.n);
-    dOut_ = swz_alloc<float>(hX_.size());
-    swz_upload(dX_, hX_);
+    dOut_ = swz_alloc<float>(size_t(R_) * C_);
+    hX_ = swz_random_f32_device(dX_, size_t(R_) * C_, rng);
     // Partials are an intermediate, not the output: poison them too (NaN) so a pass 2 that
     // reads a partial pass 1 never wrote cannot look right.
     SWZ_CHECK(hipMemset(dPart_, 0xFF, size_t(g_.m) * g_.n * sizeof(float2)));

@@ -88,11 +88,11 @@ class Stencil2dProgram : public SwzProgram {
   void setup(const SwzSize& s, unsigned long long seed) override {
     rows_ = static_cast<int>(s[0]), cols_ = static_cast<int>(s[1]), steps_ = static_cast<int>(s[2]);
     SwzRng rng(seed);
-    hU_ = swz_random_f32(size_t(rows_) * cols_, rng);
-    dU0_ = swz_alloc<float>(hU_.size());
-    dA_ = swz_alloc<float>(hU_.size());
-    dB_ = swz_alloc<float>(hU_.size());
-    swz_upload(dU0_, hU_);
+    const size_t n = size_t(rows_) * cols_;
+    dU0_ = swz_alloc<float>(n);
+    dA_ = swz_alloc<float>(n);
+    dB_ = swz_alloc<float>(n);
+    hU_ = swz_random_f32_device(dU0_, n, rng);
   }
   void run() override {
     const SwizzleGrid g = grid({rows_, cols_, steps_});

@@ -83,10 +83,9 @@ class TransposeProgram : public SwzProgram {
   void setup(const SwzSize& s, unsigned long long seed) override {
     M_ = static_cast<int>(s[0]), N_ = static_cast<int>(s[1]);
     SwzRng rng(seed);
-    hIn_ = swz_random_f32(size_t(M_) * N_, rng);
-    dIn_ = swz_alloc<float>(hIn_.size());
-    dOut_ = swz_alloc<float>(hIn_.size());
-    swz_upload(dIn_, hIn_);
+    dIn_ = swz_alloc<float>(size_t(M_) * N_);
+    dOut_ = swz_alloc<float>(size_t(M_) * N_);
+    hIn_ = swz_random_f32_device(dIn_, size_t(M_) * N_, rng);
   }
   void run() override {
     const SwizzleGrid g = grid({M_, N_});

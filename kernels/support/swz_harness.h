@@ -131,12 +131,12 @@ class SwzRng {
   // Counter-based (splitmix64): the k-th value after state s is mix(s + k*kStep), so
   // a long stream can be filled in parallel chunks with exactly the serial output.
   static constexpr unsigned long long kStep = 0x9E3779B97F4A7C15ull;
-  static unsigned long long mix(unsigned long long z) {
+  static SWZ_HD unsigned long long mix(unsigned long long z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   }
-  static double to_uniform(unsigned long long r, double lo, double hi) {
+  static SWZ_HD double to_uniform(unsigned long long r, double lo, double hi) {
     return lo + (hi - lo) * (static_cast<double>(r >> 11) * (1.0 / 9007199254740992.0));
   }
   unsigned long long state() const { return s_; }
@@ -170,6 +170,54 @@ inline std::vector<float> swz_random_f32(size_t count, SwzRng& rng, float lo = -
   for (auto& th : pool) th.join();
   rng.skip(count);
   return v;
+}
+
+namespace swz_detail {
+// Does the harness call reference() after this setup? Only verify does (its sizes are
+// small); the full-size modes never do, so device-filled inputs need no host copy there.
+inline bool& host_inputs_wanted() {
+  static bool w = false;
+  return w;
+}
+}  // namespace swz_detail
+
+// The fill kernel behind swz_random_f32_device: element i is the (i+1)-th value after
+// state s0, exactly as in swz_random_f32's stream. Its name must not match a program's
+// kernel_regex (the profiler would count it).
+template <class T>
+__global__ void swz_fill_uniform_kernel(T* out, unsigned long long count, unsigned long long s0,
+                                        double lo, double hi) {
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < count; i += stride)
+    out[i] = static_cast<T>(SwzRng::to_uniform(SwzRng::mix(s0 + (i + 1) * SwzRng::kStep), lo, hi));
+}
+
+// Uniform floats in [lo, hi) generated on the device straight into `dev` (count elements,
+// allocated by the caller): no host fill and no upload, which at the default sizes (GBs)
+// otherwise costs seconds in every evaluate, profile and serve process. The stream is
+// swz_random_f32's (rng advances by count); the values may differ from a host fill in the
+// last bit (the device may fuse the scaling), so a host copy is the device's own bytes,
+// downloaded: returned only when the harness will call reference() (verify), else empty.
+inline std::vector<float> swz_random_f32_device(float* dev, size_t count, SwzRng& rng,
+                                                float lo = -1.f, float hi = 1.f) {
+  std::vector<float> host;
+  if (count > 0) {
+    const unsigned threads = 256;
+    const unsigned long long want = (count + threads - 1) / threads;
+    const unsigned blocks = static_cast<unsigned>(want < 65536ull ? want : 65536ull);
+    hipLaunchKernelGGL(swz_fill_uniform_kernel<float>, dim3(blocks), dim3(threads), 0, 0, dev,
+                       static_cast<unsigned long long>(count), rng.state(), static_cast<double>(lo),
+                       static_cast<double>(hi));
+    SWZ_CHECK(hipGetLastError());
+    SWZ_CHECK(hipDeviceSynchronize());
+    if (swz_detail::host_inputs_wanted()) {
+      host.resize(count);
+      SWZ_CHECK(hipMemcpy(host.data(), dev, count * sizeof(float), hipMemcpyDeviceToHost));
+    }
+  }
+  rng.skip(count);
+  return host;
 }
 
 namespace swz_detail {
@@ -239,6 +287,12 @@ class SwzProgram {
   virtual std::vector<unsigned long long> launch_footprints_bytes(const SwzSize&) const {
     return std::vector<unsigned long long>();
   }
+  // Kernel launches of one run(), reported by `info` as "launches" when > 0: the tool
+  // profiles a run of many launches over a window of them and needs the count to centre
+  // it. Default: the number of launch footprints (0 when they are not reported).
+  virtual unsigned long long launch_count(const SwzSize& s) const {
+    return launch_footprints_bytes(s).size();
+  }
   // Relative tolerance the tool uses when comparing a candidate's full-size dump with the
   // baseline's. 0 (default) = bit-exact: right for kernels whose per-element arithmetic
   // does not depend on block order. Only kernels that reduce across blocks in an
@@ -249,9 +303,9 @@ class SwzProgram {
   // no "hints" field.
   virtual std::string info_hints(const SwzSize&) const { return ""; }
 
-  // GPU work. setup: allocate with swz_alloc, fill inputs from SwzRng(seed), upload, keep
-  // host copies for reference(). The harness poisons the output (0xFF bytes: NaN for
-  // floats) after setup. run: every launch of one pass, on the null stream, with
+  // GPU work. setup: allocate with swz_alloc, fill inputs from SwzRng(seed) (large ones
+  // on the device: swz_random_f32_device), upload the rest, keep host copies for
+  // reference(). The harness poisons the output (0xFF bytes: NaN for floats) after setup. run: every launch of one pass, on the null stream, with
   // SWZ_CHECK_LAUNCH() after each; it must be repeatable (time mode calls it many times,
   // verify calls it twice), so zero any accumulator inside run().
   virtual void setup(const SwzSize& size, unsigned long long seed) = 0;
@@ -484,6 +538,7 @@ inline int mode_info(const SwzProgram& prog, const Args& a) {
       json_escape(prog.name()).c_str(), json_escape(prog.kernel_regex()).c_str(),
       fmt_size(a.size).c_str(), g.m, g.n, prog.num_pids(a.size), prog.footprint_bytes(a.size),
       static_cast<int>(SWZ_NUM_DIES), prog.dump_tol(), vs.c_str(), hints.c_str());
+  if (const unsigned long long n = prog.launch_count(a.size)) std::printf(",\"launches\":%llu", n);
   const std::vector<unsigned long long> launches = prog.launch_footprints_bytes(a.size);
   if (!launches.empty()) {
     std::printf(",\"launch_footprints_bytes\":[");
@@ -499,7 +554,9 @@ inline std::string verify_json(SwzProgram& prog, const Args& a, bool* ok_out) {
   bool all_ok = true;
   std::string cases;
   for (const SwzSize& size : prog.verify_sizes()) {
+    host_inputs_wanted() = true;
     prepare(prog, size, a.seed);
+    host_inputs_wanted() = false;
     const std::vector<double> ref = prog.reference(size);
     CaseStats st;
     // Run twice without re-poisoning: the first run must cover every element, the

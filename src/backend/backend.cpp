@@ -81,6 +81,11 @@ ProgramRun Backend::run_program(const fs::path& exe, const std::vector<std::stri
   return r;
 }
 
+LaunchWindow profile_window(int total, int max_launches) {
+  if (total <= 0 || max_launches <= 0 || total <= max_launches) return {};
+  return {(total - max_launches) / 2, max_launches, total};
+}
+
 std::string tool_or_default(const std::string& configured, const char* name, const char* fallback) {
   if (!configured.empty()) return configured;
   if (!find_executable(name).empty()) return name;

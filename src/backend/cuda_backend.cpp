@@ -53,6 +53,10 @@ std::vector<std::string> CudaBackend::profile_argv(const ProfileRequest& req, co
                                    "--clock-control", "base", "--target-processes", "all",
                                    "--metrics", metrics};
   if (!req.kernel_regex.empty()) argv.insert(argv.end(), {"--kernel-name", "regex:" + req.kernel_regex});
+  // Both count only the launches that match the kernel filter.
+  if (req.window.count > 0)
+    argv.insert(argv.end(), {"--launch-skip", std::to_string(req.window.skip), "--launch-count",
+                             std::to_string(req.window.count)});
   argv.push_back(req.exe.string());
   argv.insert(argv.end(), req.args.begin(), req.args.end());
   return argv;
@@ -72,6 +76,10 @@ Result<Metrics> CudaBackend::profile(const ProfileRequest& req) {
   auto parsed = parse_ncu_csv(r.out + "\n" + r.err);
   if (!parsed) return parsed.error();
   if (!r.success()) return make_error("ncu " + r.describe() + ": " + tail_lines(r.out + r.err, 1));
+  if (req.window.count > 0) {
+    parsed.value().launch_skip = req.window.skip;
+    parsed.value().launches_total = req.window.total;
+  }
   return parsed;
 }
 

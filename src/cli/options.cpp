@@ -1,4 +1,5 @@
 // Option groups shared by subcommands, and small argument parsers.
+#include <algorithm>
 #include <ctime>
 #include <sstream>
 
@@ -33,7 +34,10 @@ void add_backend_options(cxxopts::Options& o) {
       ("rocprof", "path to rocprofv3 (default: PATH, then /opt/rocm/bin)", cxxopts::value<std::string>()->default_value(""))
       ("run-timeout", "seconds before a kernel program run is killed", cxxopts::value<int>()->default_value("120"))
       ("build-timeout", "seconds before a compile is killed", cxxopts::value<int>()->default_value("300"))
-      ("profile-timeout", "seconds before a profiler run is killed", cxxopts::value<int>()->default_value("300"));
+      ("profile-timeout", "seconds before a profiler run is killed", cxxopts::value<int>()->default_value("300"))
+      ("profile-launches", "most kernel launches one profile collects: a run with more is profiled over "
+                           "the middle ones (cuda; the hip backend profiles all); 0: every launch",
+       cxxopts::value<unsigned>()->default_value("24"));
 }
 
 void add_objective_options(cxxopts::Options& o) {
@@ -75,6 +79,7 @@ ToolOptions tool_options_from(const cxxopts::ParseResult& r, const std::string& 
   t.run_timeout = std::chrono::seconds(r["run-timeout"].as<int>());
   t.build_timeout = std::chrono::seconds(r["build-timeout"].as<int>());
   t.profile_timeout = std::chrono::seconds(r["profile-timeout"].as<int>());
+  t.profile_launches = static_cast<int>(std::min(r["profile-launches"].as<unsigned>(), 1u << 20));
   return t;
 }
 

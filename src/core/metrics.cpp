@@ -33,6 +33,10 @@ void to_json(nlohmann::json& j, const Metrics& m) {
     if (const auto& v = m.*(f.member)) j[f.key] = *v;
   }
   j["launches"] = m.launches;
+  if (m.launches_total > 0) {
+    j["launch_skip"] = m.launch_skip;
+    j["launches_total"] = m.launches_total;
+  }
   j["raw"] = m.raw;
 }
 
@@ -43,6 +47,10 @@ void from_json(const nlohmann::json& j, Metrics& m) {
     if (it != j.end() && !it->is_null()) m.*(f.member) = it->get<double>();
   }
   if (auto it = j.find("launches"); it != j.end() && !it->is_null()) m.launches = int_at(j, "launches");
+  if (auto it = j.find("launches_total"); it != j.end() && !it->is_null()) {
+    m.launches_total = int_at(j, "launches_total");
+    m.launch_skip = int_at(j, "launch_skip");
+  }
   if (auto it = j.find("raw"); it != j.end() && !it->is_null()) {
     m.raw = it->get<std::map<std::string, double>>();
   }

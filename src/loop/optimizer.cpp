@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -256,7 +257,7 @@ bool Optimizer::finish_attempt_stages(Attempt& a, const fs::path& dir, const fs:
         std::vector<std::string> args = {"profile"};
         auto sz = size_args();
         args.insert(args.end(), sz.begin(), sz.end());
-        auto m = backend_.profile({exe, args, kernel_regex_, dir});
+        auto m = backend_.profile({exe, args, kernel_regex_, dir, window_});
         if (!m) return fail(AttemptStatus::profile_failed, m.error().message);
         a.metrics = m.value();
         (void)write_file_atomic(dir / "metrics.json", nlohmann::json(a.metrics.value()).dump(2) + "\n");
@@ -352,6 +353,7 @@ Status Optimizer::measure_baseline() {
     return make_error("the kernel program's info mode failed (" + info.process.describe() + ": " +
                       tail_lines(info.process.err + info.process.out, 1) + "); see docs/kernel-contract.md");
   history_.config["program_info"] = info.json;
+  history_.config["profile_launches"] = backend_.tools().profile_launches;
   read_program_info();  // the compare stage below needs dump_tol_
   // The grid is known now: the first candidates build while the baseline is measured.
   const int next = history_.next_iteration();
@@ -484,6 +486,13 @@ void Optimizer::read_program_info() {
   grid_ = {info["grid"].value("m", 1u), info["grid"].value("n", 1u)};
   kernel_regex_ = info.value("kernel_regex", "");
   dump_tol_ = info.value("dump_tol", 0.0);
+  // The run's window, fixed when its baseline was profiled (a resumed run keeps it, so
+  // every attempt is profiled over the baseline's launches).
+  const auto footprints = info.find("launch_footprints_bytes");
+  int total = footprints != info.end() && footprints->is_array() ? static_cast<int>(footprints->size()) : 0;
+  if (const auto n = info.find("launches"); n != info.end() && n->is_number_integer())
+    total = static_cast<int>(std::clamp<long long>(n->get<long long>(), 0, 1 << 24));
+  window_ = profile_window(total, history_.config.value("profile_launches", backend_.tools().profile_launches));
 }
 
 fs::path Optimizer::attempt_dir(int iteration) const { return opt_.run_dir / fmt::format("iter-{:03}", iteration); }

@@ -97,16 +97,23 @@ std::optional<double> per_launch_ideal_l2(const nlohmann::json& program_info, co
   if (it == program_info.end() || !it->is_array() || it->empty()) {
     note = "no headroom: the program does not report per-launch footprints (launch_footprints_bytes in info mode)";
   } else {
+    // A windowed profile (Metrics::launches_total) is held against its own launches' footprints.
+    const bool windowed = baseline.launches_total > 0;
+    const int first = windowed ? baseline.launch_skip : 0;
+    const int reported = static_cast<int>(it->size());
     double unique = 0;
     bool numbers = true;
-    for (const auto& v : *it) {
+    for (int i = 0; i < reported; ++i) {
+      const auto& v = (*it)[static_cast<size_t>(i)];
       numbers = numbers && v.is_number() && v.get<double>() >= 0;
-      if (numbers) unique += v.get<double>();
+      if (numbers && i >= first && (!windowed || i < first + baseline.launches)) unique += v.get<double>();
     }
-    const int reported = static_cast<int>(it->size());
     if (!numbers) {
       note = "no headroom: launch_footprints_bytes is not a list of byte counts";
-    } else if (baseline.launches > 0 && baseline.launches != reported) {
+    } else if (windowed && baseline.launches_total != reported) {
+      note = fmt::format("no headroom: the program reports {} launch footprints but the profile window was cut "
+                         "from {} launches", reported, baseline.launches_total);
+    } else if (!windowed && baseline.launches > 0 && baseline.launches != reported) {
       note = fmt::format("no headroom: the program reports {} launch footprints but the profiler saw {} launches",
                          reported, baseline.launches);
     } else {

@@ -331,7 +331,11 @@ std::string PromptBuilder::baseline_report(const RunHistory& history) const {
       if (m.fabric_sectors)
         out += "- L2 sectors that crossed the fabric between L2 partitions: " +
                group_thousands(*m.fabric_sectors) + "\n";
-      if (m.launches > 1) out += fmt::format("- Kernel launches profiled together: {}\n", m.launches);
+      if (m.launches_total > 0)
+        out += fmt::format("- Kernel launches profiled together: {} of the run's {} (launches {}..{}, the middle)\n",
+                           m.launches, m.launches_total, m.launch_skip + 1, m.launch_skip + m.launches);
+      else if (m.launches > 1)
+        out += fmt::format("- Kernel launches profiled together: {}\n", m.launches);
     } else {
       out += "- (not profiled)\n";
     }

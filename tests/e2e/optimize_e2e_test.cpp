@@ -154,6 +154,49 @@ TEST(OptimizeE2E, ToleranceKernelsAreComparedAgainstTheBaselineDumpOnly) {
   EXPECT_GT(ok, 0);
 }
 
+// A run of many launches is profiled over the middle --profile-launches of them, the
+// baseline and every candidate alike; 0 profiles every launch.
+TEST(OptimizeE2E, ManyLaunchRunsAreProfiledOverTheMiddleWindow) {
+  TempDir tmp;
+  auto kernel = copy_kernel(tmp, "gemm");
+  const auto log = tmp / "ncu.log";
+  auto args = fake_optimize_args(kernel, tmp / "run", 2);
+  args.insert(args.end(), {"--profile-launches", "8"});
+  auto r = run_cli(args, tmp.path(), {"SWZ_FAKE_LAUNCHES=30", "SWZ_FAKE_NCU_LOG=" + log.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto h = load_json(tmp / "run" / "history.json");
+  EXPECT_EQ(h["config"]["profile_launches"], 8);
+  auto windowed = [](const nlohmann::json& m) {
+    return m["launches"] == 8 && m["launch_skip"] == 11 && m["launches_total"] == 30;
+  };
+  EXPECT_TRUE(windowed(h["baseline"]["metrics"])) << h["baseline"]["metrics"].dump();
+  int profiled = 0;
+  for (const auto& a : h["attempts"]) {
+    if (!a.contains("metrics")) continue;
+    ++profiled;
+    EXPECT_TRUE(windowed(a["metrics"])) << a["metrics"].dump();
+  }
+  EXPECT_GT(profiled, 0);
+  const std::string calls = read_text(log);
+  EXPECT_NE(calls.find("--launch-skip 11 --launch-count 8"), std::string::npos) << calls;
+
+  // A program that reports its launch count but no footprints (smith_waterman) is windowed too.
+  r = run_cli(fake_optimize_args(kernel, tmp / "count", 1), tmp.path(),
+              {"SWZ_FAKE_LAUNCHES=100", "SWZ_FAKE_NO_FOOTPRINTS=1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  h = load_json(tmp / "count" / "history.json");
+  EXPECT_EQ(h["baseline"]["metrics"]["launches"], 24) << "the default --profile-launches";
+  EXPECT_EQ(h["baseline"]["metrics"]["launch_skip"], 38);
+
+  auto all = fake_optimize_args(kernel, tmp / "all", 1);
+  all.insert(all.end(), {"--profile-launches", "0"});
+  r = run_cli(all, tmp.path(), {"SWZ_FAKE_LAUNCHES=30"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  h = load_json(tmp / "all" / "history.json");
+  EXPECT_EQ(h["baseline"]["metrics"]["launches"], 30);
+  EXPECT_FALSE(h["baseline"]["metrics"].contains("launches_total"));
+}
+
 // Builds prefetched in the background change nothing but timings: the same
 // attempts, in the same order, with the same statuses and results.
 TEST(OptimizeE2E, PrefetchedBuildsGiveTheSerialRunsHistory) {

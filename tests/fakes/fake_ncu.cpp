@@ -5,6 +5,7 @@
 // Invoked like ncu:
 //   fake_ncu [--csv] [--print-units base] [--cache-control all] [--clock-control base]
 //            [--target-processes all] [--metrics M1,M2,...] [--kernel-name regex:R]
+//            [--launch-skip S] [--launch-count C]
 //            [any other ncu flag] [--] EXE ARGS...
 // The first non-flag argument starts the application command. fake_ncu runs it as a
 // child (fork/exec, no shell; stderr passes straight through), captures its stdout and
@@ -14,7 +15,8 @@
 //   ==PROF== Disconnected from process PID
 //   the CSV: header, then one row per launch (ID 0, 1, ...) per requested metric, every
 //   field quoted, integers with thousands separators, percentages with 2 decimals.
-// --kernel-name regex:R keeps only launches whose kernel base name R matches (search).
+// --kernel-name regex:R keeps only launches whose kernel base name R matches (search);
+// --launch-skip S / --launch-count C then skip the first S of those and keep at most C.
 // App exits non-zero or dies: `==ERROR== The application returned an error code (N).`,
 // exit N (128+signal for a signal). No launch profiled: `==WARNING== No kernels were
 // profiled.`, exit 0. A requested metric the model lacks: `==ERROR== Failed to find
@@ -106,6 +108,7 @@ int main(int argc, char** argv) {
   log_argv(argc, argv);
   std::vector<std::string> metrics;
   std::string kernel_regex;
+  long launch_skip = 0, launch_count = 0;  // 0: no limit
   // ncu flags that stand alone; every other flag takes a value (next arg or after '=').
   const std::vector<std::string> switches = {"--csv", "-f", "--force-overwrite", "--quiet",
       "--verbose", "--list-sets", "--list-sections", "--query-metrics", "--version", "-v",
@@ -130,6 +133,10 @@ int main(int argc, char** argv) {
         if (!part.empty()) metrics.push_back(part);
         part.clear();
       }
+    } else if (a == "--launch-skip" || a == "-s") {
+      launch_skip = std::atol(value.c_str());
+    } else if (a == "--launch-count" || a == "-c") {
+      launch_count = std::atol(value.c_str());
     } else if (a == "--kernel-name" || a == "-k") {
       kernel_regex = value.rfind("regex:", 0) == 0 ? value.substr(6) : "^" + value + "$";
     }
@@ -188,6 +195,7 @@ int main(int argc, char** argv) {
                 "Performance Counters on the target device 0. For instructions on enabling permissions "
                 "and to get more information see https://developer.nvidia.com/ERR_NVGPUCTRPERM\n");
   std::vector<Launch> launches;
+  long matched = 0;  // launches that passed the kernel filter, for --launch-skip/--launch-count
   size_t start = 0;
   while (start < captured.size()) {
     size_t end = captured.find('\n', start);
@@ -200,6 +208,8 @@ int main(int argc, char** argv) {
     if (!j.is_object()) { std::printf("==ERROR== fake_ncu: unreadable metrics line\n"); return 1; }
     Launch l{j.value("kernel", std::string("kernel")), j.value("grid_size", 1ull), j};
     if (!std::regex_search(l.kernel, kernel_filter)) continue;
+    if (matched++ < launch_skip) continue;
+    if (launch_count > 0 && static_cast<long>(launches.size()) >= launch_count) continue;
     std::printf("==PROF== Profiling \"%s\" - %zu: 0%%....50%%....100%% - 9 passes\n", l.kernel.c_str(),
                 launches.size());
     launches.push_back(std::move(l));

@@ -307,6 +307,9 @@ int run(int argc, char** argv) {
   const unsigned np = s.g.m * s.g.n;
   const char* tol_env = std::getenv("SWZ_FAKE_DUMP_TOL");
   const double dump_tol = tol_env ? std::strtod(tol_env, nullptr) : 0.0;
+  // SWZ_FAKE_LAUNCHES=N: run() is N identical launches (a time loop), 1 by default.
+  const char* launches_env = std::getenv("SWZ_FAKE_LAUNCHES");
+  const unsigned long launches = launches_env ? std::max(1ul, std::strtoul(launches_env, nullptr, 10)) : 1ul;
 
   if (mode == "info") {
     emit("{\"kernel\":\"%s\",\"kernel_regex\":\"%s_kernel\",\"size\":", kKernel, kKernel);
@@ -314,8 +317,15 @@ int run(int argc, char** argv) {
     const unsigned long long footprint = 4ull * ((unsigned long long)s.M * s.K + (unsigned long long)s.K * s.N +
                                                  (unsigned long long)s.M * s.N);
     emit(",\"grid\":{\"m\":%u,\"n\":%u},\"num_pids\":%u,\"footprint_bytes\":%llu,\"num_dies\":%d,"
-         "\"dump_tol\":%g,\"launch_footprints_bytes\":[%llu]}\n",
-         s.g.m, s.g.n, np, footprint, (int)(SWZ_NUM_DIES), dump_tol, footprint);
+         "\"dump_tol\":%g,\"launches\":%lu",
+         s.g.m, s.g.n, np, footprint, (int)(SWZ_NUM_DIES), dump_tol, launches);
+    // SWZ_FAKE_NO_FOOTPRINTS=1: the launch count alone, like smith_waterman.
+    if (!env_on("SWZ_FAKE_NO_FOOTPRINTS")) {
+      emit(",\"launch_footprints_bytes\":[");
+      for (unsigned long l = 0; l < launches; ++l) emit("%s%llu", l ? "," : "", footprint);
+      emit("]");
+    }
+    emit("}\n");
     return 0;
   }
   if (mode == "verify") {
@@ -378,6 +388,7 @@ int run(int argc, char** argv) {
   if (mode == "profile") {
     const Model m = simulate(s.g);
     const unsigned long long sectors = m.hits + m.misses;
+    for (unsigned long l = 0; l < launches; ++l)
     emit("SWZ_FAKE_METRICS {\"kernel\":\"%s_kernel\",\"grid_size\":%u,"
                 "\"lts__t_sectors.sum\":%llu,\"lts__t_sectors_lookup_hit.sum\":%llu,"
                 "\"lts__t_sectors_lookup_miss.sum\":%llu,\"lts__t_sector_hit_rate.pct\":%.6f,"

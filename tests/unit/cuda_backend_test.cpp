@@ -64,6 +64,53 @@ TEST(CudaBackend, ProfileArgvWithoutRegexHasNoKernelFilter) {
   EXPECT_EQ(argv.back(), "profile");
 }
 
+TEST(CudaBackend, ProfileArgvCollectsTheRequestedWindowOfLaunches) {
+  RecordingRunner runner;
+  CudaBackend cuda(runner, fake_cuda_tools());
+  ProfileRequest req{"/x/kernel", {"profile"}, "sw_kernel", "/x", profile_window(255, 24)};
+  const auto argv = cuda.profile_argv(req, "ncu");
+  EXPECT_EQ(value_after(argv, "--launch-skip"), "115");
+  EXPECT_EQ(value_after(argv, "--launch-count"), "24");
+  EXPECT_EQ(argv.back(), "profile");
+  // No window: no launch selection at all.
+  const auto all = cuda.profile_argv({"/x/kernel", {"profile"}, "sw_kernel", "/x"}, "ncu");
+  EXPECT_EQ(std::find(all.begin(), all.end(), "--launch-skip"), all.end());
+  EXPECT_EQ(std::find(all.begin(), all.end(), "--launch-count"), all.end());
+}
+
+TEST(CudaBackend, AWindowedProfileSaysWhichLaunchesItAggregated) {
+  test::TempDir tmp;
+  RecordingRunner runner;
+  runner.answer.started = true;
+  runner.answer.exit_code = 0;
+  runner.answer.out = test::read_text(test::fixture_path("ncu/gemm_h100_details.csv"));
+  CudaBackend cuda(runner, fake_cuda_tools());
+  auto m = cuda.profile({"/x/kernel", {"profile"}, "gemm_kernel", tmp / "w", {7, 1, 15}});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->launches, 1);
+  EXPECT_EQ(m->launch_skip, 7);
+  EXPECT_EQ(m->launches_total, 15);
+  auto whole = cuda.profile({"/x/kernel", {"profile"}, "gemm_kernel", tmp / "all"});
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->launches_total, 0);
+}
+
+TEST(ProfileWindow, TheMiddleLaunchesOfALongRunEveryLaunchOtherwise) {
+  const LaunchWindow w = profile_window(255, 24);
+  EXPECT_EQ(w.skip, 115);  // launches 116..139 of 255: 115 before, 116 after
+  EXPECT_EQ(w.count, 24);
+  EXPECT_EQ(w.total, 255);
+  EXPECT_EQ(profile_window(60, 24).skip, 18);
+  EXPECT_EQ(profile_window(25, 24).skip, 0);
+  EXPECT_EQ(profile_window(25, 24).count, 24);
+  // Within the limit, total unknown, or no limit: every launch (count 0).
+  EXPECT_EQ(profile_window(24, 24).count, 0);
+  EXPECT_EQ(profile_window(1, 24).count, 0);
+  EXPECT_EQ(profile_window(0, 24).count, 0);
+  EXPECT_EQ(profile_window(-1, 24).count, 0);
+  EXPECT_EQ(profile_window(255, 0).count, 0);
+}
+
 TEST(CudaBackend, ProfileRunsNcuAndParsesItsCsv) {
   test::TempDir tmp;
   RecordingRunner runner;

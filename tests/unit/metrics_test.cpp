@@ -18,7 +18,7 @@ TEST(MetricsJson, AbsentOptionalsAreOmitted) {
   EXPECT_EQ(j.at("launches"), 1);
   EXPECT_EQ(j.at("raw").at("dram__bytes_read.sum"), 8085788928.0);
   for (const char* absent : {"l2_sectors", "l2_hits", "l2_misses", "fabric_sectors", "dram_write_bytes",
-                             "profiler_time_ns"}) {
+                             "profiler_time_ns", "launch_skip", "launches_total"}) {  // every launch: no window
     EXPECT_FALSE(j.contains(absent)) << absent;
   }
 }
@@ -44,8 +44,12 @@ TEST(MetricsJson, RoundTripsEveryField) {
   m.dram_write_bytes = 2.7e8;
   m.profiler_time_ns = 1.25e7;
   m.launches = 3;
+  m.launch_skip = 10;
+  m.launches_total = 23;
   m.raw = {{"a.sum", 1.5}, {"b.sum", 2}};
   Metrics back = nlohmann::json(m).get<Metrics>();
+  EXPECT_EQ(back.launch_skip, 10);
+  EXPECT_EQ(back.launches_total, 23);
   EXPECT_EQ(back.l2_hit_pct, m.l2_hit_pct);
   EXPECT_EQ(back.l2_sectors, m.l2_sectors);
   EXPECT_EQ(back.l2_hits, m.l2_hits);

@@ -294,6 +294,18 @@ TEST(PromptBuilder, PromptStatesTheObjectiveAndShowsBothMetricsWithIntervals) {
   EXPECT_TRUE(has(*q, "Objective: l2 (the SwizzlePerf paper's ranking)")) << *q;
 }
 
+TEST(PromptBuilder, AWindowedBaselineProfileSaysWhichLaunchesItCovers) {
+  Fixture f = make_fixture();
+  auto& m = *f.history.baseline->metrics;
+  m.launches = 24;
+  m.launch_skip = 115;
+  m.launches_total = 255;
+  ProposalContext ctx{f.kernel, TileGrid{12, 10}, f.hw, f.history, {}, {}, 3};
+  auto p = builder(ContextMode::aware).optimize_prompt(ctx, "", {});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_TRUE(has(*p, "Kernel launches profiled together: 24 of the run's 255 (launches 116..139, the middle)")) << *p;
+}
+
 TEST(PromptBuilder, UnawarePromptHasNoHardwareDieOrL2Information) {
   std::string p = optimize(ContextMode::unaware);
   EXPECT_FALSE(has(p, "{{")) << p;

@@ -137,6 +137,26 @@ TEST(SuiteRowFrom, IdealIsPerLaunch) {
   EXPECT_NE(r.headroom_note.find("reports 2 launch footprints but the profiler saw 3"), std::string::npos) << r.headroom_note;
 }
 
+TEST(SuiteRowFrom, AWindowedProfileIsHeldAgainstItsOwnLaunchesFootprints) {
+  // Five launches; the profile saw launches 2..3 (skip 1, two launches): their footprints
+  // (3200 + 6400 bytes = 300 sectors) against its 10000 sectors, not all five launches'.
+  OptimizeSummary s = sample_summary();
+  s.history.config = {{"program_info", {{"footprint_bytes", 1.0}, {"launch_footprints_bytes", {99999, 3200, 6400, 99999, 99999}}}}};
+  auto& m = *s.history.baseline->metrics;
+  m.launches = 2;
+  m.launch_skip = 1;
+  m.launches_total = 5;
+  auto r = suite_row_from(s, 1.0);
+  ASSERT_TRUE(r.ideal_l2.has_value()) << r.headroom_note;
+  EXPECT_DOUBLE_EQ(*r.ideal_l2, 97.0);
+  // The window was cut from another launch count than the program reports: no headroom.
+  m.launches_total = 6;
+  r = suite_row_from(s, 1.0);
+  EXPECT_FALSE(r.ideal_l2.has_value());
+  EXPECT_NE(r.headroom_note.find("reports 5 launch footprints but the profile window was cut from 6"), std::string::npos)
+      << r.headroom_note;
+}
+
 TEST(SuiteRowFrom, WriteHeavyKernelsSayWhatTheEstimateLeavesOut) {
   OptimizeSummary s = sample_summary();
   s.history.baseline->metrics->dram_read_bytes = 1000.0;

@@ -29,7 +29,25 @@ struct ToolOptions {
   std::chrono::seconds build_timeout{300};
   std::chrono::seconds run_timeout{120};
   std::chrono::seconds profile_timeout{300};
+  // Most kernel launches one profile collects (0: every launch). A program with more
+  // launches per run is profiled over a window in the middle of its launch sequence
+  // (profile_window); ncu's cost is per launch (~0.15 s), so a 255-launch run costs
+  // ~40 s in full. Baseline and candidates get the same window: like for like.
+  int profile_launches = 24;
 };
+
+// Which launches of a run a profile collects: launches [skip, skip + count) of total.
+// count 0: every launch (total unknown, or within the limit).
+struct LaunchWindow {
+  int skip = 0;
+  int count = 0;
+  int total = 0;
+};
+
+// The middle `max_launches` of `total` launches (the middle of a wavefront or time loop
+// carries most of its sectors; its first launches are the least typical); every launch
+// when total is unknown (<= 0), within the limit, or max_launches is 0.
+LaunchWindow profile_window(int total, int max_launches);
 
 struct BuildRequest {
   fs::path source;
@@ -59,6 +77,7 @@ struct ProfileRequest {
   std::vector<std::string> args;  // program arguments, e.g. {"profile"}
   std::string kernel_regex;       // which kernels to profile
   fs::path out_dir;               // raw profiler output is kept here
+  LaunchWindow window;            // which launches (default: every launch)
 };
 
 class Backend {

@@ -22,6 +22,10 @@ struct Metrics {
   std::optional<double> dram_write_bytes;    // dram__bytes_write.sum
   std::optional<double> profiler_time_ns;    // gpu__time_duration.sum (clock-locked; not the speed)
   int launches = 0;                          // kernel launches aggregated
+  // A window of a longer run (ToolOptions::profile_launches): the launches aggregated are
+  // [launch_skip, launch_skip + launches) of launches_total. 0: every launch of the run.
+  int launch_skip = 0;
+  int launches_total = 0;
   std::map<std::string, double> raw;         // every counter by its profiler name, summed
 };
 

@@ -85,6 +85,7 @@ class Optimizer {
   TileGrid grid_;
   std::string kernel_regex_;
   double dump_tol_ = 0;
+  LaunchWindow window_;  // which launches a profile collects (profile_window)
   bool evaluate_unsupported_ = false;  // the program answered evaluate with a usage error
   std::filesystem::path history_path_;
   std::unique_ptr<BuildPool> pool_;  // lives for one run()
