@@ -28,6 +28,10 @@ def main():
             r["grid"] = h.get("config", {}).get("program_info", {}).get("grid")
             r["statuses"] = [x["status"] for x in h.get("attempts", [])]
             r["state"] = h.get("state")
+            # Which launches the profiles covered (a window of a many-launch pass, or all).
+            bm = (h.get("baseline") or {}).get("metrics") or {}
+            r["profiled_launches"] = bm.get("launches")
+            r["launches_total"] = bm.get("launches_total") or bm.get("launches")
             # What the interleaved re-check cost: attempts re-checked, their extra runs and seconds.
             rc = [x for x in h.get("attempts", []) if "rounds" in x.get("recheck", {})]
             r["rechecked_attempts"] = len(rc)
@@ -41,7 +45,7 @@ def main():
     f = lambda v, p="{:.2f}": cell(v, p, missing="")
     L = [f"# Kernel suite on {device} ({a.date})", "", f"Command: `{a.command}`", "",
          f"Total wall time of the suite: {total:.0f} s (sum over kernels).", "",
-         "L2 hit = ncu lts__t_sector_hit_rate from summed counters over every launch, cold caches; "
+         "L2 hit = ncu lts__t_sector_hit_rate from summed counters over the profiled launches, cold caches; "
          "ideal = 1 - unique sectors / sector requests (compulsory misses only); headroom captured = "
          "(best - baseline) / (ideal - baseline); time = event-timed median, baseline and best in the same run.", "",
          "| kernel | size | validated | L2 % base | L2 % best | ideal % | headroom captured | DRAM B base | DRAM B best | fabric base | fabric best | ms base | ms best | speedup | best pattern | iters to best | wall s |",
@@ -58,9 +62,18 @@ def main():
             r.get("best_pattern", ""), r.get("iterations_to_best", ""), f(r.get("wall_s"), "{:.0f}")))
     L += ["", "Attempt outcomes per kernel (run state in brackets; 'interrupted' = cut short by the device command's time limit): " +
           "; ".join(f"{r['kernel']} [{r.get('state')}]: {', '.join(r.get('statuses', []))}" for r in rows),
-          "", "Where the ideal is below the baseline (write-heavy kernels: black_scholes, transpose, smith_waterman) the",
-          "compulsory-miss estimate (unique bytes / 32 over all sector requests) does not bound the measured rate, so no headroom",
-          "fraction is shown; ncu counts write sectors as L2 hits, which that estimate does not model."]
+          ""]
+    below = [r["kernel"] for r in rows if r.get("ideal_l2_hit_pct") is not None and r.get("baseline_l2_hit_pct") is not None
+             and r["ideal_l2_hit_pct"] < r["baseline_l2_hit_pct"]]
+    if below:
+        L += [f"Where the ideal is below the baseline ({', '.join(below)}) the compulsory-miss estimate (unique bytes / 32 "
+              "over the sector requests) does not bound the measured rate, so no headroom fraction is shown; ncu counts write "
+              "sectors as L2 hits, which that estimate does not model.", ""]
+    windowed = [r for r in rows if r.get("launches_total") and r.get("profiled_launches") and r["profiled_launches"] < r["launches_total"]]
+    if windowed:
+        L += ["Profile window: " + "; ".join(f"{r['kernel']} profiled over {r['profiled_launches']} of its {r['launches_total']} launches per pass"
+                                              for r in windowed) +
+              " (the middle ones, baseline and candidates alike: `--profile-launches`, docs/architecture.md); every other kernel over all its launches."]
     if objective:
         L += ["", f"Objective: {objective}. Speedup = median over interleaved rounds of baseline/candidate time, "
               "95 % sign-test interval; significant = the interval excludes 1.0. A kernel with nothing significant "
