@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <memory>
+#include <thread>
 
 #include "swizzleperf/core/process_session.h"
 
@@ -13,10 +14,10 @@ namespace swz {
 void to_json(nlohmann::json& j, const SpeedComparison& c) {
   j = {{"speedup", c.ratio.estimate}, {"ci_low", c.ratio.low}, {"ci_high", c.ratio.high},
        {"confidence", c.ratio.confidence}, {"level", c.ratio.level}, {"significant", c.ratio.significant},
-       {"rounds", c.ratio.n}, {"runs", c.runs}, {"served", c.served}, {"seconds", c.seconds},
+       {"rounds", c.ratio.n}, {"runs", c.runs}, {"served", c.served}, {"pause_ms", c.pause_ms}, {"seconds", c.seconds},
        {"baseline_ms", c.baseline_ms}, {"candidate_ms", c.candidate_ms},
        {"method", std::string("sign-test interval of the median per-round ratio baseline/candidate, rounds interleaved A B A B") +
-                      (c.served ? "; both programs kept running in serve mode (inputs set up once)" : "; one time-mode process per run")}};
+                      (c.served ? fmt::format("; both programs kept running in serve mode (inputs set up once), {} ms pause before each request", c.pause_ms) : std::string("; one time-mode process per run"))}};
 }
 
 namespace {
@@ -59,6 +60,7 @@ Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::p
       base_s = std::move(*a);
       cand_s = std::move(*b);
       c.served = true;
+      c.pause_ms = static_cast<int>(kServedPause.count());
     }
   }
   auto time_one = [&](const std::filesystem::path& exe, ProcessSession* session, const char* who) -> Result<double> {
@@ -66,6 +68,7 @@ Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::p
     nlohmann::json j;
     std::string failure;
     if (session) {
+      if (c.runs > 1) std::this_thread::sleep_for(kServedPause);  // see kServedPause
       auto line = session->request("time", timeout);
       if (line) j = nlohmann::json::parse(*line, nullptr, false);
       else failure = line.error().message;

@@ -165,7 +165,8 @@ Result<SweepReport> run_sweep(Backend& backend, ProcessRunner& runner, const Swe
           if (t.json.contains("median_ms")) ms = t.json["median_ms"].get<double>();
         }
         auto m = backend.profile({exe, {"profile", "--size", size_str(size)}, regex,
-                                  opt.out_dir / fmt::format("{}-{}", which == 0 ? "baseline" : "pattern", size_str(size))});
+                                  opt.out_dir / fmt::format("{}-{}", which == 0 ? "baseline" : "pattern", size_str(size)),
+                                  LaunchWindow{}});  // every launch: a sweep compares sizes, not a long run
         auto& l2 = which == 0 ? p.base_l2 : p.cand_l2;
         auto& fab = which == 0 ? p.base_fabric : p.cand_fabric;
         if (m) {

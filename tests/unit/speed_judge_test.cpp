@@ -123,6 +123,9 @@ TEST_F(SpeedJudge, ServingProgramsAreStartedOnceAndAskedInTurn) {
   const nlohmann::json j = *c;
   EXPECT_EQ(j["served"], true);
   EXPECT_NE(j["method"].get<std::string>().find("serve mode"), std::string::npos);
+  // A pause before each request after the first (kServedPause): 11 of them.
+  EXPECT_EQ(j["pause_ms"], kServedPause.count());
+  EXPECT_GE(c->seconds, 11 * std::chrono::duration<double>(kServedPause).count());
 }
 
 TEST_F(SpeedJudge, WithoutServeModeInEitherProgramBothRunAsProcesses) {

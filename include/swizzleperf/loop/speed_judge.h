@@ -26,6 +26,12 @@
 namespace swz {
 
 inline constexpr int kDefaultRecheckRounds = 6;  // the fewest that can give a 95 % sign-test interval
+// Served runs wait this long before each request after the first. Back to back, the two
+// programs' requests skewed the ratio on the H100: gemm_tc's best order measured 1.23x
+// [1.14, 1.25] served back to back (SM clock down to 1800 MHz, software power cap
+// engaged) but 1.31x one time process per run and 1.31-1.32x with a pause of 0.1, 0.25
+// or 0.5 s between requests (bench/results/2026-11-23-h100-recheck-modes).
+inline constexpr std::chrono::milliseconds kServedPause{250};
 
 struct SpeedComparison {
   PairedRatio ratio;                 // speedup = baseline / candidate, its interval, significant
@@ -34,6 +40,7 @@ struct SpeedComparison {
   double seconds = 0;                // wall time of the whole comparison
   int runs = 0;                      // time-mode runs made (2 * rounds)
   bool served = false;               // the runs were requests to two serving programs
+  int pause_ms = 0;                  // the pause before each served request after the first
 };
 
 void to_json(nlohmann::json& j, const SpeedComparison& c);
