@@ -25,6 +25,15 @@ class RecordingRunner final : public ProcessRunner {
   }
 };
 
+// A runner whose every process exits 0 printing a real H100 ncu table (one gemm launch).
+RecordingRunner ncu_answering_with_gemm_csv() {
+  RecordingRunner runner;
+  runner.answer.started = true;
+  runner.answer.exit_code = 0;
+  runner.answer.out = test::read_text(test::fixture_path("ncu/gemm_h100_details.csv"));
+  return runner;
+}
+
 ToolOptions fake_cuda_tools() {
   ToolOptions t;
   t.compiler = "fake-nvcc";
@@ -80,10 +89,7 @@ TEST(CudaBackend, ProfileArgvCollectsTheRequestedWindowOfLaunches) {
 
 TEST(CudaBackend, AWindowedProfileSaysWhichLaunchesItAggregated) {
   test::TempDir tmp;
-  RecordingRunner runner;
-  runner.answer.started = true;
-  runner.answer.exit_code = 0;
-  runner.answer.out = test::read_text(test::fixture_path("ncu/gemm_h100_details.csv"));
+  RecordingRunner runner = ncu_answering_with_gemm_csv();
   CudaBackend cuda(runner, fake_cuda_tools());
   auto m = cuda.profile({"/x/kernel", {"profile"}, "gemm_kernel", tmp / "w", {7, 1, 15}});
   ASSERT_TRUE(m.ok()) << m.error().message;
@@ -113,10 +119,7 @@ TEST(ProfileWindow, TheMiddleLaunchesOfALongRunEveryLaunchOtherwise) {
 
 TEST(CudaBackend, ProfileRunsNcuAndParsesItsCsv) {
   test::TempDir tmp;
-  RecordingRunner runner;
-  runner.answer.started = true;
-  runner.answer.exit_code = 0;
-  runner.answer.out = test::read_text(test::fixture_path("ncu/gemm_h100_details.csv"));
+  RecordingRunner runner = ncu_answering_with_gemm_csv();
   CudaBackend cuda(runner, fake_cuda_tools());
   auto m = cuda.profile({"/x/kernel", {"profile"}, "gemm_kernel", tmp / "baseline"});
   ASSERT_TRUE(m.ok()) << m.error().message;
