@@ -36,7 +36,9 @@ if [ "$PART" = all ] || [ "$PART" = suite ]; then
   echo "suite exit $suite_rc, wall $suite_wall s"; cat "$SUITE_DIR/suite-summary.md" 2>/dev/null
 fi
 python3 - "$GEMM_RUN" "$SUITE_DIR" "$OUT/loop.json" "$gemm_wall" "$suite_wall" "$gemm_rc" "$suite_rc" "$*" <<'PY'
-import glob, json, os, statistics, subprocess, sys
+import glob, json, os, subprocess, sys
+sys.path.insert(0, "bench")
+from resultfmt import attempt_medians as medians, best_pattern
 gemm_run, suite_dir, out, gemm_wall, suite_wall, gemm_rc, suite_rc, extra = sys.argv[1:9]
 num = lambda s: None if s == "null" else float(s)
 
@@ -46,35 +48,6 @@ def load(path):
             return json.load(f)
     except (OSError, ValueError):
         return None
-
-def medians(histories):
-    walls, stages = [], {}
-    for h in histories:
-        for a in h.get("attempts", []):
-            if a.get("status") == "duplicate":
-                continue
-            walls.append(a.get("wall_seconds", 0))
-            for k, v in a.get("stage_seconds", {}).items():
-                stages.setdefault(k, []).append(v)
-    return (statistics.median(walls) if walls else None,
-            {k: round(statistics.median(v), 3) for k, v in sorted(stages.items())}, len(walls))
-
-def best_pattern(h):
-    """The run's best by its own objective (history.cpp's RunHistory::best): under time the
-    validated attempt with the largest significant speedup (None when there is none), else
-    the highest L2 hit rate, then the lowest time."""
-    if (h.get("config") or {}).get("objective") == "time":
-        fast = [a for a in h.get("attempts", []) if a.get("status") == "ok" and a.get("significant")
-                and (a.get("speedup_ci_low") or 0) > 1.0]
-        return max(fast, key=lambda a: a.get("speedup") or 0).get("label") if fast else None
-    best = None
-    for a in h.get("attempts", []):
-        if a.get("status") != "ok" or not a.get("metrics"):
-            continue
-        key = (a["metrics"].get("l2_hit_pct") or -1, -(a.get("timing") or {}).get("median_ms", 1e30))
-        if best is None or key > best[0]:
-            best = (key, a.get("label"))
-    return best[1] if best else None
 
 r = {"device": None, "extra_args": extra, "commit": None}
 try:

@@ -8,27 +8,20 @@ usage: loop_result.py --gemm RUN_DIR --serial RUN_DIR --suite SUITE_DIR --suite-
 """
 import argparse, json, os, statistics as st
 
+from resultfmt import attempt_medians, best_pattern
+
 
 def walls(h):
-    return [round(sum(a.get("stage_seconds", {}).values()), 2) for a in h["attempts"]]
+    """Each attempt's wall (history's wall_seconds), duplicates left out, as in attempt_medians."""
+    return [round(a.get("wall_seconds", 0), 2) for a in h["attempts"] if a.get("status") != "duplicate"]
 
 
 def seq(h):
     return [(a["label"], a["status"]) for a in h["attempts"]]
 
 
-def stage_medians(h):
-    per = {}
-    for a in h["attempts"]:
-        for k, v in a.get("stage_seconds", {}).items():
-            per.setdefault(k, []).append(v)
-    return {k: round(st.median(v), 3) for k, v in sorted(per.items())}
-
-
 def best(h):
-    return next((a["label"] for a in h["attempts"] if a.get("significant") and a.get("status") == "ok"
-                 and a.get("speedup") == max((b.get("speedup") or 0) for b in h["attempts"] if b.get("significant"))),
-                "original")
+    return best_pattern(h) or "original"
 
 
 def main():
@@ -55,23 +48,23 @@ def main():
         bm = h["baseline"].get("metrics", {})
         kern[r["kernel"]] = {"state": h["state"], "attempts": len(h["attempts"]), "wall_s": round(r["wall_s"], 1),
                              "baseline_wall_s": round(sum(h["baseline"].get("stage_seconds", {}).values()), 1),
-                             "attempt_wall_s_median": round(st.median(walls(h)), 3) if h["attempts"] else None,
+                             "attempt_wall_s_median": round(attempt_medians([h])[0], 3) if h["attempts"] else None,
                              "profiled_launches": bm.get("launches"),
                              "launches_total": bm.get("launches_total") or bm.get("launches"),
                              "stage_seconds_sum": ks}
-    g_med = st.median(walls(hg))
-    s_med = st.median(walls(hs))
+    g_med, g_stages, _ = attempt_medians([hg])
+    s_med, s_stages, _ = attempt_medians([hs])
     same = seq(hg) == seq(hs) and best(hg) == best(hs)
     res = {
         "date": a.date, "device": "NVIDIA H100 80GB HBM3", "driver": "580.159.04", "device_kind": "nvidia-h100-x1",
         "after": {"commit": a.commit, "command": "bench/h100_session.sh gemm: swizzleperf optimize kernels/gemm.hip --proposer builtin --backend cuda --iterations 10",
                   "state": hg["state"], "attempts_measured": len(hg["attempts"]),
                   "gemm_attempt_wall_s_median": round(g_med, 3), "gemm_attempt_wall_s": walls(hg),
-                  "gemm_stage_seconds_median": stage_medians(hg), "labels": [x["label"] for x in hg["attempts"]],
+                  "gemm_stage_seconds_median": g_stages, "labels": [x["label"] for x in hg["attempts"]],
                   "best_pattern": best(hg)},
         "serial": {"commit": a.serial_commit, "command": "the same optimize, SWZ_LOOP_SERIAL=1 bench/h100_session.sh gemm: first with the default --build-jobs, then --build-jobs 1",
                    "gemm_attempt_wall_s_median": round(s_med, 3), "gemm_attempt_wall_s": walls(hs),
-                   "gemm_stage_seconds_median": stage_medians(hs), "best_pattern": best(hs)},
+                   "gemm_stage_seconds_median": s_stages, "best_pattern": best(hs)},
         "identical_to_serial": {"attempt_sequence_identical": seq(hg) == seq(hs), "best_pattern_identical": best(hg) == best(hs),
                                 "attempts": [f"{l}: {s}" for l, s in seq(hg)]},
         "session_4": {"commit": "ef0f0eb", "gemm_attempt_wall_s_median": old["after"]["gemm_attempt_wall_s_median"],
