@@ -129,12 +129,35 @@ std::string help_text(cxxopts::Options& o, const std::vector<std::string>& group
   return out;
 }
 
+namespace {
+
+// The option whose value cxxopts could not parse: cxxopts names only the value
+// ("Argument '-1' failed to parse"), so find the option it was given to.
+std::string option_of_bad_value(const std::vector<std::string>& args, const std::string& what) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto& a = args[i];
+    if (a.rfind("--", 0) != 0) continue;
+    const auto eq = a.find('=');
+    const std::string name = eq == std::string::npos ? a : a.substr(0, eq);
+    const std::string value = eq != std::string::npos ? a.substr(eq + 1) : (i + 1 < args.size() ? args[i + 1] : "");
+    for (const char* q : {"\u2018", "'"})  // cxxopts quotes with U+2018/U+2019, or ' without unicode
+      if (!value.empty() && what.find(q + value) != std::string::npos) return name;
+  }
+  return "";
+}
+
+}  // namespace
+
 std::optional<int> parse_command(cxxopts::Options& o, const std::vector<std::string>& args, const std::string& command,
                                  const std::vector<std::string>& help_groups, cxxopts::ParseResult& out) {
   std::vector<const char*> argv{"swizzleperf"};
   for (const auto& a : args) argv.push_back(a.c_str());
   try {
     out = o.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
+    const std::string opt = option_of_bad_value(args, e.what());
+    return report_error((opt.empty() ? "" : opt + ": ") + std::string(e.what()) + " (see 'swizzleperf " + command +
+                        " --help' for the values it takes)");
   } catch (const cxxopts::exceptions::exception& e) {
     return report_error(std::string(e.what()) + " (see 'swizzleperf " + command + " --help')");
   }

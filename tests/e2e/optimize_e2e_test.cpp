@@ -366,6 +366,17 @@ TEST(OptimizeE2E, UnknownFlagAndUnknownCommand) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(single_error_line(r.err)) << r.err;
   EXPECT_NE(r.err.find("iteratons"), std::string::npos);
+  // A value of the wrong type names the option it was given to.
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--profile-launches", "-1"},
+                                              std::vector<std::string>{"--run-timeout=soon"}}) {
+    std::vector<std::string> args = {"optimize", "x.hip"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    auto v = run_cli(args);
+    EXPECT_EQ(v.exit_code, 2);
+    EXPECT_TRUE(single_error_line(v.err)) << v.err;
+    const std::string name = bad[0].substr(0, bad[0].find('='));
+    EXPECT_NE(v.err.find("swizzleperf: error: " + name + ": "), std::string::npos) << v.err;
+  }
   auto c = run_cli({"optimise"});
   EXPECT_EQ(c.exit_code, 2);
   EXPECT_NE(c.err.find("did you mean 'optimize'?"), std::string::npos) << c.err;
