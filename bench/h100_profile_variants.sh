@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine (issue #13's largest stage): what one ncu pass costs on the
+# On the GPU machine (profile, the loop's largest stage): what one ncu pass costs on the
 # many-launch kernels, and what the cheaper ncu settings would change. For each
 # kernel (default: smith_waterman fdtd_2d gemm) it builds the identity program as the
 # cuda backend does, then times ncu with the loop's exact flags and with variants:

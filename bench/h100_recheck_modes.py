@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """On the GPU machine: does the speed re-check's way of timing change the ratio?
 
-Session 5 saw gemm_tc's best order measure 1.31x in one-shot time processes but 1.21x
-in the serve-mode re-check (both programs alive, A B A B back to back). This times the
-same two binaries (kernels/tc/gemm_tc.hip and the committed best) four ways, N rounds
-each, and records the SM clock, power and throttle reasons after every request:
-  processes   one `time` process per run, A B A B (session 4's re-check)
-  served      both programs in serve mode, requests A B A B (today's re-check)
+On the H100 (2026-11-23, commit 0f0de51) gemm_tc's best order measured 1.31x in one-shot
+time processes but 1.21x in the serve-mode re-check (both programs alive, A B A B back
+to back). This times the same two binaries (kernels/tc/gemm_tc.hip and the committed
+best) four ways, N rounds each, and records the SM clock, power and throttle reasons
+after every request:
+  processes   one `time` process per run, A B A B (the re-check before serve mode)
+  served      both programs in serve mode, requests A B A B (the re-check at 0f0de51)
   served_gap  the same with a pause between requests (SWZ_GAPS seconds, default 1.0)
   alone       each program served alone, N requests in a row
 Writes $OUT/recheck-modes.json and prints a table. Usage: h100_recheck_modes.py [ROUNDS]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One device call's worth of measurements on the GPU machine, by part, with a
-# swizzleperf binary built on the build machine and carried in (FACTS §1):
+# swizzleperf binary built on the build machine and carried in (the GPU machine has no
+# curl headers and reaches no package registry):
 #   tc     kernels/tc: identity vs cuBLAS / SDPA, `optimize` with the built-in
 #          proposer on both (bench/h100_tc.sh), then `gate` on gemm_tc's best.hip
 #   suite  the paper's ten kernels, 4 iterations, --objective time, in one `suite`
@@ -46,7 +47,7 @@ case $PART in
     pack suite "$DIR"
     ;;
   gemm)
-    # "Before" for issue #13: a binary of an earlier commit carried as
+    # "Before" for the loop's speed: a binary of an earlier commit carried as
     # .devcarry/swizzleperf-before (its commit in .devcarry/before-commit), run first.
     if [ -x .devcarry/swizzleperf-before ]; then
       mkdir -p "$OUT/before"
@@ -56,8 +57,8 @@ case $PART in
       pack gemm-before runs/before/loop-gemm
     fi
     SWZ_LOOP_PART=gemm SWZ_BIN=$BIN bench/h100_loop.sh "$@"
-    # SWZ_LOOP_SERIAL=1: the same run with --build-jobs 1 (the serial loop), for #13's
-    # "identical best patterns to a serial run" (its loop.json lands in $OUT/serial).
+    # SWZ_LOOP_SERIAL=1: the same run with --build-jobs 1 (the serial loop), for the
+    # target "identical best patterns to a serial run" (its loop.json lands in $OUT/serial).
     if [ "${SWZ_LOOP_SERIAL:-0}" = 1 ]; then
       mkdir -p "$OUT/serial"
       OUT="$OUT/serial" SWZ_LOOP_PART=gemm SWZ_BIN=$BIN SWZ_RUNS=runs/serial bench/h100_loop.sh --build-jobs 1 "$@"

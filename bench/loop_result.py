@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Formats issue #13's loop measurements as bench/results/<date>-h100-loop.{md,json}.
+"""Formats the loop-speed measurements as bench/results/<date>-h100-loop.{md,json}.
 
 Every figure comes from history.json / loop.json files that swizzleperf and
 bench/h100_loop.sh wrote on the GPU machine; this script only reads and reformats.
@@ -95,11 +95,11 @@ def markdown(d):
     ok = lambda b: "met" if b else "**not met**"
     t = d["targets"]
     j = lambda xs: " ".join(str(x) for x in xs)
-    L = [f"# The loop's speed on the H100 (issue #13), {d['date']}", "",
+    L = [f"# The loop's speed on the H100, {d['date']}", "",
          f"- device: {d['device']} ({d['device_kind']}), driver {d['driver']}; swizzleperf at **{af['commit']}**, built on the build machine and carried in.",
          f"- gemm: `{af['command']}`; serial: {se['command']} (commit {se['commit']}).",
          f"- suite: `{d['suite_command']}`.",
-         f"- before: {be['source']} (commit {be['commit']}); session 4: commit {s4['commit']}.",
+         f"- before: {be['source']} (commit {be['commit']}); earlier: swizzleperf at {s4['commit']}, as recorded in the version of this file in commit 0324d6e.",
          "- every figure: the .json beside this file, formatted by `bench/loop_result.py` from the run dirs the GPU machine returned.", "",
          "## Targets", "", "| target | result | |", "|---|---|---|",
          f"| gemm median attempt wall <= 5 s | **{af['gemm_attempt_wall_s_median']:.2f} s** | {ok(t['gemm_attempt_wall_s_median<=5'])} |",
@@ -109,11 +109,11 @@ def markdown(d):
          "## gemm: wall time per attempt (built-in proposer, 4096x32768x1024)", "",
          "| | commit | attempts | median s | per attempt (s) |", "|---|---|---:|---:|---|",
          f"| before | {be['commit']} | {len(be['gemm_attempt_wall_s'])} | {be['gemm_attempt_wall_s_median']:.2f} | {j(be['gemm_attempt_wall_s'])} |",
-         f"| session 4 | {s4['commit']} | {len(s4['gemm_attempt_wall_s'])} | {s4['gemm_attempt_wall_s_median']:.2f} | {j(s4['gemm_attempt_wall_s'])} |",
+         f"| earlier | {s4['commit']} | {len(s4['gemm_attempt_wall_s'])} | {s4['gemm_attempt_wall_s_median']:.2f} | {j(s4['gemm_attempt_wall_s'])} |",
          f"| **after** | {af['commit']} | {af['attempts_measured']} | **{af['gemm_attempt_wall_s_median']:.2f}** | {j(af['gemm_attempt_wall_s'])} |",
          f"| serial (`--build-jobs 1`) | {se['commit']} | {len(se['gemm_attempt_wall_s'])} | {se['gemm_attempt_wall_s_median']:.2f} | {j(se['gemm_attempt_wall_s'])} |", "",
          "Median per stage, s (an attempt shows a stage only when it ran it):", "",
-         "| stage | before | session 4 | after | serial |", "|---|---:|---:|---:|---:|"]
+         f"| stage | before | {s4['commit']} | after | serial |", "|---|---:|---:|---:|---:|"]
     bs, ss, a_ = be["gemm_stage_seconds_median"], se["gemm_stage_seconds_median"], af["gemm_stage_seconds_median"]
     s4m = s4.get("gemm_stage_seconds_median", {})
     for stg in sorted(set(bs) | set(ss) | set(a_) | set(s4m)):
@@ -123,7 +123,7 @@ def markdown(d):
     L += ["", "An attempt's build is done ahead (`build_wait` 0) except the first; `before` ran verify, compare (a 4 GB dump) and time as three processes.", "",
           "## Suite: ten kernels in one command", "",
           f"**exit 0 in {d['suite_wall_s']} s, {d['suite_kernels_completed']} of 10 kernels completed** (bench/results/{d['date']}-h100-suite-time.md). "
-          "Session 4's first command completed 5 kernels in 540 s; the 2026-11-22 run took 1661 s in four commands.", "",
+          f"At {s4['commit']} the first command completed 5 kernels in 540 s; the 2026-11-22 run took 1661 s in four commands.", "",
           "| kernel | attempts | wall s | baseline s | attempt median s | profiled launches | profile s | evaluate s | recheck s |",
           "|---|---:|---:|---:|---:|---|---:|---:|---:|"]
     for n, x in k.items():
@@ -134,7 +134,7 @@ def markdown(d):
                  f"{ss_.get('profile', 0)} | {ss_.get('evaluate', 0)} | {ss_.get('recheck', 0)} |")
     s4t = s4.get("suite_stage_seconds_total_9_kernels") or {}
     L += ["", "Stage totals over the ten kernels (baseline stages included):", "",
-          "| stage | seconds | share | session 4 (9 kernels) |", "|---|---:|---:|---:|"]
+          f"| stage | seconds | share | {s4['commit']} (9 kernels) |", "|---|---:|---:|---:|"]
     for stg in sorted(tot, key=lambda x: -tot[x]):
         if stg != "propose":
             L.append(f"| {stg} | {tot[stg]} | {100 * tot[stg] / T:.0f} % | {s4t.get(stg, '')} |")

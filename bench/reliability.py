@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reliability as numbers (issue #15): a fuzz campaign, a kill storm and a fault soak.
+"""Reliability as numbers: a fuzz campaign, a kill storm and a fault soak.
 
 Runs on a CPU-only machine with the normal build (build/) and the fuzz build
 (build-fuzz/, see tests/fuzz/CMakeLists.txt), and writes

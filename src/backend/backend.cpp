@@ -103,7 +103,16 @@ Result<BuildResult> Backend::run_compiler(std::vector<std::string> argv, const s
     return make_error("cannot run " + tool + " (" + b.argv.front() + "): " + tail_lines(r.err, 1) + "; pass --" + tool + " PATH");
   if (r.interrupted) return make_error("interrupted");
   b.ok = r.success();
-  if (!b.ok) b.failure = tool + " " + r.describe() + ": " + tail_lines(b.log, 1);
+  if (!b.ok) {
+    b.failure = tool + " " + r.describe() + ": " + tail_lines(b.log, 1);
+    // The machine's fault, not the code's: say so instead of "does not build".
+    for (const char* cause : {"No space left on device", "Read-only file system", "Disk quota exceeded", "Permission denied"})
+      if (b.log.find(cause) != std::string::npos) {
+        b.failure = tool + " could not write its files (" + std::string(cause) + "): the kernel was not judged; "
+                    "free space or choose a writable directory";
+        break;
+      }
+  }
   return b;
 }
 

@@ -2,6 +2,9 @@
 // exception is turned into an error line.
 #include "swizzleperf/cli/app.h"
 
+#include <nlohmann/json.hpp>
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -39,10 +42,21 @@ void print_usage(std::FILE* to) {
 
 }  // namespace
 
+namespace {
+bool g_json_errors = false;  // the command was given --json: errors go to stdout as JSON too
+}  // namespace
+
 int report_error(const std::string& message) {
   std::fprintf(stderr, "swizzleperf: error: %s\n", message.c_str());
+  if (g_json_errors) {
+    // A CI script that reads stdout as JSON gets JSON on this path too.
+    const nlohmann::json j = {{"ok", false}, {"error", message}, {"exit_code", kExitError}};
+    std::puts(j.dump(2).c_str());
+  }
   return kExitError;
 }
+
+void set_json_errors(bool on) { g_json_errors = on; }
 
 std::string suggest_command(const std::string& typed) {
   std::string best;
@@ -75,6 +89,7 @@ int run_app(int argc, char** argv) {
       return kExitOk;
     }
     if (name == "--version") return cmd_version({});
+    set_json_errors(std::find(args.begin() + 1, args.end(), "--json") != args.end());
     for (const auto& c : commands())
       if (name == c.name) return c.run({args.begin() + 1, args.end()});
     std::string msg = "unknown command '" + name + "'";

@@ -27,6 +27,9 @@ int cmd_build(const std::vector<std::string>& args) {
   if (auto st = check_region_code(k->region()); !st) return report_error(k->path().string() + ": " + st.error().message);
   std::string out = r["output"].as<std::string>();
   if (out.empty()) out = k->name();
+  if (std::error_code ec; std::filesystem::is_directory(out, ec))
+    return report_error("-o " + out + " is a directory: give the path of the program to write (e.g. " +
+                        (std::filesystem::path(out) / k->name()).string() + ")");
   std::string which = r["backend"].as<std::string>();
   RealProcessRunner runner;
   if (which == "auto") {

@@ -47,6 +47,8 @@ Result<KernelCheck> check_kernel(const KernelSource& k, const CheckSettings& s, 
   if (!report) return report.error();
   c.ok = report->ok;
   c.summary = report->summary();
+  if (!c.ok && c.summary.find("timed out") != std::string::npos)
+    c.summary += fmt::format(" (--check-timeout {} s)", std::chrono::duration_cast<std::chrono::seconds>(s.mapping.timeout).count());
   c.report = std::move(*report);
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return c;
@@ -60,7 +62,8 @@ void print_details(const MappingReport& report) {
       std::printf("    grid %ux%u: %s\n", g.grid.m, g.grid.n, g.error.c_str());
       continue;
     }
-    std::printf("    grid %ux%u (%u pids): %s", g.grid.m, g.grid.n, g.grid.num_pids(), g.bijective ? "bijective" : "NOT bijective");
+    std::printf("    grid %ux%u (%llu pids): %s", g.grid.m, g.grid.n, static_cast<unsigned long long>(g.grid.num_pids()),
+                g.bijective ? "bijective" : "NOT bijective");
     if (g.bijective)
       std::printf(", tiles per die %s, row neighbours same die %.1f%%, column %.1f%%", fmt::format("{}", fmt::join(g.tiles_per_die, "/")).c_str(),
                   100 * g.row_neighbours_same_die, 100 * g.col_neighbours_same_die);
@@ -82,6 +85,8 @@ int cmd_check(const std::vector<std::string>& args) {
   o.add_options("Check")
       ("grid", "tile grid MxN for every kernel (default: each kernel's '// swizzleperf:default-grid' comment)", cxxopts::value<std::string>()->default_value(""))
       ("host-cxx", "host C++ compiler for the evaluator", cxxopts::value<std::string>()->default_value("c++"))
+      ("check-timeout", "seconds the evaluator may run on one grid before it is killed (a region that loops forever)",
+       cxxopts::value<int>()->default_value("60"))
       ("details", "list every checked grid under each kernel");
   o.add_options("Output")
       ("json", "print the reports as JSON on stdout")
@@ -104,15 +109,17 @@ int cmd_check(const std::vector<std::string>& args) {
     if (!probe::apply_probe(*hw, *probe))
       return report_error(pf + " has no clean measured L2-side table to check against (see docs/probe.md)");
   }
-  if (int d = r["dies"].as<int>(); d > 0) {
+  if (int d = r["dies"].as<int>(); d < 0 || d > 1024) {
+    return report_error("--dies " + std::to_string(d) + ": use 1..1024, or 0 for the arch's own count");
+  } else if (d > 0) {
     hw->num_dies = d;
     hw->dispatch = DispatchModel{"round_robin", {}, "assumed", fmt::format("round-robin over {} dies (--dies)", d)};
   }
   s.hw = *hw;
   if (auto g = r["grid"].as<std::string>(); !g.empty()) {
-    TileGrid grid;
-    if (!parse_grid(g, grid.m, grid.n)) return report_error("--grid '" + g + "' is not MxN with positive M and N (e.g. 64x64)");
-    s.grid = grid;
+    auto grid = parse_tile_grid(g);
+    if (!grid) return report_error("--grid " + grid.error().message);
+    s.grid = *grid;
   }
   const std::string junit = r["junit"].as<std::string>();
   if (!junit.empty()) {  // refuse an unwritable JUnit path before minutes of checking
@@ -135,7 +142,7 @@ int cmd_check(const std::vector<std::string>& args) {
     std::printf("model: %s, %d die(s), dispatch %s [%s]\n", s.hw.arch.c_str(), s.hw.num_dies, s.hw.dispatch.kind.c_str(),
                 s.hw.dispatch.source.c_str());
   const auto work = std::filesystem::temp_directory_path() / fmt::format("swizzleperf-check-{}", ::getpid());
-  s.mapping = MappingCheckOptions{r["host-cxx"].as<std::string>(), work, std::chrono::seconds(60)};
+  s.mapping = MappingCheckOptions{r["host-cxx"].as<std::string>(), work, std::chrono::seconds(r["check-timeout"].as<int>())};
   RealProcessRunner runner;
   JUnitSuite suite{"swizzleperf check", now_iso8601(), {}};
   nlohmann::json out = {{"hardware", {{"arch", s.hw.arch}, {"num_dies", s.hw.num_dies}, {"dispatch", s.hw.dispatch}}},

@@ -110,25 +110,35 @@ int cmd_gate(const std::vector<std::string>& args) {
   opt.objective = Objective::time;
   opt.recheck_rounds = rounds;
   opt.recheck_every_candidate = true;
-  opt.run_dir = r["run-dir"].as<std::string>();
-  if (opt.run_dir.empty()) opt.run_dir = std::filesystem::path("runs") / fmt::format("gate-{}-{}", kernel->name(), utc_stamp());
-  std::error_code ec;
-  if (std::filesystem::exists(opt.run_dir / "history.json", ec))
-    return report_error("run dir " + opt.run_dir.string() + " already holds a run: pass another --run-dir");
-  std::filesystem::create_directories(opt.run_dir, ec);
-  if (ec) return report_error("cannot create " + opt.run_dir.string() + ": " + ec.message());
-  // The baseline is the same program with the identity region, kept beside the run.
-  auto identity = kernel->splice(kIdentityRegion);
-  if (!identity) return report_error(identity.error().message);
-  opt.kernel = opt.run_dir / (kernel->name() + ".identity.hip");
-  if (auto st = write_file_atomic(opt.kernel, *identity); !st) return report_error(st.error().message);
-
+  // Refusals first: nothing is written before the GPU, compiler and profiler are known.
   const std::string backend_name = r["backend"].as<std::string>();
   ToolOptions tools = tool_options_from(r, backend_name);
   RealProcessRunner runner;
   auto backend = make_backend(backend_name, runner, tools);
   if (!backend) return report_error(backend.error().message + " (gate measures on a GPU; `check` runs anywhere)");
   if (auto st = (*backend)->preflight(true); !st) return report_error(st.error().message);
+  opt.run_dir = r["run-dir"].as<std::string>();
+  if (opt.run_dir.empty()) opt.run_dir = std::filesystem::path("runs") / fmt::format("gate-{}-{}", kernel->name(), utc_stamp());
+  std::error_code ec;
+  if (std::filesystem::exists(opt.run_dir / "history.json", ec))
+    return report_error("run dir " + opt.run_dir.string() + " already holds a run: pass another --run-dir");
+  const bool made_dir = !std::filesystem::exists(opt.run_dir, ec);
+  std::filesystem::create_directories(opt.run_dir, ec);
+  if (ec) return report_error("cannot create " + opt.run_dir.string() + ": " + ec.message());
+  // A run that stops before its history exists leaves nothing behind.
+  auto discard = [&] {
+    std::error_code e;
+    if (made_dir && !std::filesystem::exists(opt.run_dir / "history.json", e)) std::filesystem::remove_all(opt.run_dir, e);
+  };
+  // The baseline is the same program with the identity region, kept beside the run.
+  auto identity = kernel->splice(kIdentityRegion);
+  if (!identity) return report_error(identity.error().message);
+  opt.kernel = opt.run_dir / (kernel->name() + ".identity.hip");
+  if (auto st = write_file_atomic(opt.kernel, *identity); !st) {
+    discard();
+    return report_error(st.error().message);
+  }
+
   opt.config = {{"command", "gate"}, {"kernel", kernel_path.string()}, {"backend", (*backend)->name()},
                 {"reps", opt.time_reps}, {"warmup", opt.warmup}, {"size", opt.size}, {"objective", "time"},
                 {"recheck_rounds", rounds}, {"proposer", "committed"}};
@@ -138,6 +148,7 @@ int cmd_gate(const std::vector<std::string>& args) {
   auto result = optimizer.run();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!result) {
+    discard();
     if (result.error().message == "interrupted") return kExitInterrupted;
     return report_error(result.error().message);
   }

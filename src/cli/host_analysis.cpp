@@ -14,9 +14,10 @@
 namespace swz::cli {
 
 int host_only_analysis(const KernelSource& kernel, const std::string& arch, const std::string& host_cxx,
-                       const std::string& why) {
-  std::fprintf(stderr, "swizzleperf: %s: measuring nothing; checking the built-in proposer's candidates on the host instead\n",
-               why.c_str());
+                       const std::string& why, bool json) {
+  if (!json)
+    std::fprintf(stderr, "swizzleperf: %s: measuring nothing; checking the built-in proposer's candidates on the host instead\n",
+                 why.c_str());
   auto hw = profile_from_arch(arch.empty() ? "gfx942" : arch);
   if (!hw) return report_error(hw.error().message);
   if (!kernel.default_grid())
@@ -25,13 +26,17 @@ int host_only_analysis(const KernelSource& kernel, const std::string& arch, cons
   const auto work = std::filesystem::temp_directory_path() / fmt::format("swizzleperf-host-{}", ::getpid());
   RealProcessRunner runner;
   MappingCheckOptions mo{host_cxx, work, std::chrono::seconds(60)};
-  std::printf("model: %s, %d die(s), dispatch %s [%s]; tile grid %ux%u\n", hw->arch.c_str(), hw->num_dies,
-              hw->dispatch.kind.c_str(), hw->dispatch.source.c_str(), grid.m, grid.n);
-  std::printf("%-26s %-10s %14s %14s %10s %10s\n", "pattern", "bijection", "row nbrs/die", "col nbrs/die", "rows/die",
-              "cols/die");
+  nlohmann::json out = {{"measured", false}, {"reason", why}, {"kernel", kernel.path().string()},
+                        {"hardware", {{"arch", hw->arch}, {"num_dies", hw->num_dies}, {"dispatch", hw->dispatch}}},
+                        {"grid", {{"m", grid.m}, {"n", grid.n}}}, {"candidates", nlohmann::json::array()}};
+  if (!json) {
+    std::printf("model: %s, %d die(s), dispatch %s [%s]; tile grid %ux%u\n", hw->arch.c_str(), hw->num_dies,
+                hw->dispatch.kind.c_str(), hw->dispatch.source.c_str(), grid.m, grid.n);
+    std::printf("%-26s %-10s %14s %14s %10s %10s\n", "pattern", "bijection", "row nbrs/die", "col nbrs/die", "rows/die",
+                "cols/die");
+  }
   std::vector<std::pair<std::string, std::string>> candidates = {{"original region", kernel.region()}};
   for (const auto& c : BuiltinProposer::seed_order(*hw, grid)) candidates.push_back({c.label(), render_family(c)});
-  int failures = 0;
   for (const auto& [label, region] : candidates) {
     auto report = check_mapping(region, ragged_grids(grid), *hw, mo, runner);
     if (!report) {
@@ -39,20 +44,38 @@ int host_only_analysis(const KernelSource& kernel, const std::string& arch, cons
       std::filesystem::remove_all(work, ec);
       return report_error(report.error().message);
     }
-    if (!report->ok || report->grids.empty()) {
-      ++failures;
-      std::printf("%-26s %-10s %s\n", label.c_str(), "NO", report->summary().c_str());
-      continue;
-    }
-    const auto& g = report->grids.front();
+    const bool ok = report->ok && !report->grids.empty();
+    nlohmann::json c = {{"pattern", label}, {"bijective", ok}, {"summary", report->summary()}};
     auto max_of = [](const std::vector<unsigned>& v) { return v.empty() ? 0u : *std::max_element(v.begin(), v.end()); };
-    std::printf("%-26s %-10s %13.1f%% %13.1f%% %10u %10u\n", label.c_str(), "yes", 100 * g.row_neighbours_same_die,
-                100 * g.col_neighbours_same_die, max_of(g.rows_per_die), max_of(g.cols_per_die));
+    if (ok) {
+      const auto& g = report->grids.front();
+      c["row_neighbours_same_die"] = g.row_neighbours_same_die;
+      c["col_neighbours_same_die"] = g.col_neighbours_same_die;
+      c["max_rows_per_die"] = max_of(g.rows_per_die);
+      c["max_cols_per_die"] = max_of(g.cols_per_die);
+      if (!json)
+        std::printf("%-26s %-10s %13.1f%% %13.1f%% %10u %10u\n", label.c_str(), "yes", 100 * g.row_neighbours_same_die,
+                    100 * g.col_neighbours_same_die, max_of(g.rows_per_die), max_of(g.cols_per_die));
+    } else if (!json) {
+      std::printf("%-26s %-10s %s\n", label.c_str(), "NO", report->summary().c_str());
+    }
+    out["candidates"].push_back(std::move(c));
   }
   std::error_code ec;
   std::filesystem::remove_all(work, ec);
-  std::printf("(nbrs/die: share of neighbouring tiles computed on one die; rows/cols per die: the most tile rows/columns one die touches)\n");
-  return failures == 0 ? kExitOk : kExitFailed;
+  // Nothing was measured, which is what optimize was asked to do: never exit 0 here.
+  const std::string error = why + ": nothing was measured (the host check is all optimize can do without a GPU; "
+                            "run it on a machine with one, or use 'swizzleperf check' for the host check alone)";
+  if (json) {
+    out["ok"] = false;
+    out["error"] = error;
+    out["exit_code"] = kExitError;
+    std::puts(out.dump(2).c_str());
+  } else {
+    std::printf("(nbrs/die: share of neighbouring tiles computed on one die; rows/cols per die: the most tile rows/columns one die touches)\n");
+  }
+  std::fprintf(stderr, "swizzleperf: error: %s\n", error.c_str());
+  return kExitError;
 }
 
 }  // namespace swz::cli

@@ -96,13 +96,21 @@ int cmd_optimize(const std::vector<std::string>& args) {
   RealProcessRunner runner;
   auto backend = make_backend(backend_name, runner, tools);
   if (!backend) {
+    // Without a GPU the program cannot say what it takes; its source can.
+    if (const auto n = kernel->declared_size_arity(); n && !opt.size.empty() && *n != opt.size.size())
+      return report_error(fmt::format("--size has {} value(s); {} takes {} (its default_size())", opt.size.size(),
+                                      opt.kernel.string(), *n));
     if (backend_name == "auto" && !opt.resume)
-      return host_only_analysis(*kernel, tools.arch, opt.host_cxx, "no GPU found (" + backend.error().message.substr(0, backend.error().message.find(';')) + ")");
+      return host_only_analysis(*kernel, tools.arch, opt.host_cxx,
+                                "no GPU found (" + backend.error().message.substr(0, backend.error().message.find(';')) + ")",
+                                r.count("json") > 0);
     return report_error(backend.error().message);
   }
   if (auto st = (*backend)->preflight(true); !st) return report_error(st.error().message);
   auto proposer = make_proposer(proposer_name, r);
   if (!proposer) return report_error(proposer.error().message);
+  // Before any GPU time: an LLM that does not answer would fail every attempt.
+  if (auto st = (*proposer)->check_ready(); !st) return report_error(st.error().message);
 
   opt.config = {{"proposer", (*proposer)->name()}, {"backend", (*backend)->name()}, {"iterations", opt.iterations},
                 {"reps", opt.time_reps}, {"warmup", opt.warmup}, {"size", opt.size}, {"arch", tools.arch},
@@ -120,11 +128,22 @@ int cmd_optimize(const std::vector<std::string>& args) {
     return report_error(result.error().message);
   }
   const auto table = render_summary_table(*result);
+  const std::string unmeasured = result->unmeasured();
   if (r.count("json")) {
     std::fputs(table.c_str(), stderr);
-    std::puts(summary_json(*result).dump(2).c_str());
+    auto j = summary_json(*result);
+    if (!unmeasured.empty()) {
+      j["ok"] = false;
+      j["error"] = unmeasured;
+      j["exit_code"] = kExitError;
+    }
+    std::puts(j.dump(2).c_str());
   } else {
     std::fputs(table.c_str(), stdout);
+  }
+  if (!unmeasured.empty()) {
+    std::fprintf(stderr, "swizzleperf: error: %s (see %s)\n", unmeasured.c_str(), (result->run_dir / "history.json").string().c_str());
+    return kExitError;
   }
   return result->interrupted ? kExitInterrupted : kExitOk;
 }

@@ -7,6 +7,8 @@
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/core/text.h"
 
+#include <fmt/format.h>
+
 namespace swz::cli {
 
 const std::vector<Command>& commands() {
@@ -165,25 +167,76 @@ std::optional<int> parse_command(cxxopts::Options& o, const std::vector<std::str
     std::fputs(help_text(o, help_groups).c_str(), stdout);
     return kExitOk;
   }
+  // An argument no option took (a second kernel file, a stray word) is an error, not
+  // something to ignore: the user meant it for something.
+  if (!out.unmatched().empty())
+    return report_error("unexpected argument '" + one_line(out.unmatched().front(), 80) + "' (see 'swizzleperf " + command +
+                        " --help' for what it takes)");
+  if (const auto bad = validate_options(out); !bad.empty())
+    return report_error(bad + " (see 'swizzleperf " + command + " --help')");
   return std::nullopt;
 }
 
-std::string utc_stamp() { return utc_now("%Y%m%d-%H%M%S"); }
+namespace {
 
-bool parse_grid(const std::string& s, unsigned& m, unsigned& n) {
-  auto x = s.find_first_of("xX");
-  if (x == std::string::npos) return false;
+bool defined(const cxxopts::ParseResult& r, const char* name) {
   try {
-    std::size_t i1 = 0, i2 = 0;
-    long a = std::stol(s.substr(0, x), &i1), b = std::stol(s.substr(x + 1), &i2);
-    if (i1 != x || i2 != s.size() - x - 1 || a <= 0 || b <= 0 || a > (1 << 24) || b > (1 << 24)) return false;
-    m = static_cast<unsigned>(a);
-    n = static_cast<unsigned>(b);
+    (void)r[name];
     return true;
-  } catch (...) {
+  } catch (const cxxopts::exceptions::exception&) {
     return false;
   }
 }
+
+std::string int_in(const cxxopts::ParseResult& r, const char* name, long lo, long hi, const std::string& why = "") {
+  if (!defined(r, name)) return "";
+  const long v = r[name].as<int>();
+  if (v >= lo && v <= hi) return "";
+  return fmt::format("--{} {}: use {}..{}{}", name, v, lo, hi, why.empty() ? "" : " (" + why + ")");
+}
+
+std::string one_of(const cxxopts::ParseResult& r, const char* name, const std::vector<std::string>& values) {
+  if (!defined(r, name)) return "";
+  const auto v = r[name].as<std::string>();
+  if (std::find(values.begin(), values.end(), v) != values.end()) return "";
+  std::string list;
+  for (const auto& x : values) list += (list.empty() ? "" : ", ") + x;
+  return "--" + std::string(name) + " '" + one_line(v, 40) + "' is not one of: " + list;
+}
+
+}  // namespace
+
+std::string validate_options(const cxxopts::ParseResult& r) {
+  for (const auto& e : {
+           int_in(r, "iterations", 1, 1000),
+           int_in(r, "reps", 1, 100000),
+           int_in(r, "warmup", 0, 10000),
+           int_in(r, "build-jobs", 0, 64, "0: automatic"),
+           int_in(r, "run-timeout", 1, 86400, "seconds"),
+           int_in(r, "build-timeout", 1, 86400, "seconds"),
+           int_in(r, "profile-timeout", 1, 86400, "seconds"),
+           int_in(r, "max-tokens", 1, 1000000),
+           int_in(r, "llm-timeout", 1, 3600, "seconds"),
+           int_in(r, "check-timeout", 1, 3600, "seconds"),
+           one_of(r, "backend", {"auto", "cuda", "hip"}),
+           one_of(r, "proposer", {"auto", "builtin", "llm"}),
+           one_of(r, "context", {"aware", "unaware", "overload"}),
+           one_of(r, "objective", {"time", "l2"}),
+       })
+    if (!e.empty()) return e;
+  if (defined(r, "temperature")) {
+    const double t = r["temperature"].as<double>();
+    if (!(t >= 0 && t <= 2)) return fmt::format("--temperature {}: use 0..2", t);
+  }
+  if (defined(r, "size")) {
+    std::vector<int> size;
+    if (const auto s = r["size"].as<std::string>(); !s.empty() && !parse_int_list(s, size))
+      return "--size '" + one_line(s, 60) + "' is not a comma-separated list of positive integers (e.g. 4096,32768,1024)";
+  }
+  return "";
+}
+
+std::string utc_stamp() { return utc_now("%Y%m%d-%H%M%S"); }
 
 bool parse_int_list(const std::string& s, std::vector<int>& out) {
   out.clear();

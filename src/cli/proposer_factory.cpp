@@ -91,6 +91,8 @@ int dump_next_prompt(Proposer& proposer, const OptimizeOptions& opt, const cxxop
     if (!p) return report_error(p.error().message);
     hw = p.value();
     history.original_region = kernel->region();
+    // The prompt states the run's objective: the one this run would have.
+    history.config["objective"] = to_string(opt.objective);
   }
   if (grid.m == 0 && kernel->default_grid()) grid = *kernel->default_grid();
   ProposalContext ctx{*kernel, grid, hw, history, {}, opt.run_dir, history.next_iteration()};

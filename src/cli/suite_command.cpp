@@ -9,6 +9,7 @@
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/cli/proposer_factory.h"
+#include "swizzleperf/core/text.h"
 #include "swizzleperf/loop/suite.h"
 
 namespace swz::cli {
@@ -85,8 +86,12 @@ int cmd_suite(const std::vector<std::string>& args) {
   ToolOptions tools = tool_options_from(r, backend_name);
   auto backend = make_backend(backend_name, runner, tools);
   if (!backend) return report_error(backend.error().message);
+  // The compiler and the profiler must be there before any run dir is made: a suite
+  // that cannot profile measures nothing.
+  if (auto st = (*backend)->preflight(true); !st) return report_error(st.error().message);
   auto proposer = make_proposer(r["proposer"].as<std::string>(), r);
   if (!proposer) return report_error(proposer.error().message);
+  if (auto st = (*proposer)->check_ready(); !st) return report_error(st.error().message);
 
   // A rerun of the same suite command continues it: a kernel's wall time is the sum
   // over the invocations, so the one before this (its summary) is added to this one's.
@@ -127,6 +132,7 @@ int cmd_suite(const std::vector<std::string>& args) {
     if (s) {
       row = suite_row_from(*s, wall);
       if (s->interrupted) row.error = "interrupted: rerun the same suite command to continue";
+      else if (const auto why = s->unmeasured(); !why.empty()) row.error = why;
       if (device.empty()) device = s->history.hardware.value("name", "");
     } else {
       row.kernel = k.stem().string();
@@ -142,7 +148,19 @@ int cmd_suite(const std::vector<std::string>& args) {
     if (auto st = write_suite_summary(out, rows, meta); !st) return report_error(st.error().message);
   }
   std::printf("suite: %zu kernel(s), summary in %s\n", rows.size(), (out / "suite-summary.md").string().c_str());
-  return interrupt_requested() ? kExitInterrupted : kExitOk;
+  if (interrupt_requested()) return kExitInterrupted;
+  // A kernel that could not be measured makes the suite's answer incomplete: a CI job
+  // must not go green on it. The summary still holds every kernel that ran.
+  std::size_t failed = 0;
+  std::string first;
+  for (const auto& row : rows)
+    if (!row.error.empty()) {
+      if (!failed++) first = row.kernel + ": " + row.error;
+    }
+  if (failed)
+    return report_error(fmt::format("{} of {} kernel(s) could not be measured (first, {}); see {}", failed, rows.size(),
+                                    one_line(first, 200), (out / "suite-summary.md").string()));
+  return kExitOk;
 }
 
 }  // namespace swz::cli

@@ -24,7 +24,7 @@ struct ArchEntry {
 };
 
 // gfx942/940/941: MI300 family. 8 XCDs in SPX mode, 4 MB L2 per XCD, workgroups
-// round-robin over XCDs (FACTS §6, AMD's own kernel code). NVIDIA parts with a
+// round-robin over XCDs (AMD's own kernel code: aiter's remap_xcd). NVIDIA parts with a
 // split L2: 2 partitions; which SMs sit on which side is not documented.
 const ArchEntry kArchTable[] = {
     {"gfx942", "amd", 8, 4 << 20, "round_robin", "documented",

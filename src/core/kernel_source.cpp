@@ -6,7 +6,8 @@
 
 #include <dtl/dtl.hpp>
 
-#include <regex>
+#include <cctype>
+#include <cstdint>
 #include <sstream>
 #include <vector>
 
@@ -49,15 +50,127 @@ std::vector<std::string> to_lines(std::string_view s) {
 
 }  // namespace
 
-Status validate_region(std::string_view region) {
-  static const std::regex defines(R"(\bswizzle_pid\s*\()");
-  std::string r(region);
-  if (!std::regex_search(r, defines))
+namespace {
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+// `swizzle_pid` as a whole word followed by optional whitespace and '('. One pass:
+// each candidate's whitespace run is skipped once and the scan resumes after it.
+bool names_swizzle_pid_call(std::string_view r) {
+  constexpr std::string_view word = "swizzle_pid";
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t at = r.find(word, from);
+    if (at == std::string_view::npos) return false;
+    std::size_t j = at + word.size();
+    from = j;
+    if (at > 0 && ident_char(r[at - 1])) continue;
+    while (j < r.size() && (blank(r[j]) || r[j] == '\n')) ++j;
+    if (j < r.size() && r[j] == '(') return true;
+    from = std::max(from, j);
+  }
+}
+
+// A line whose first non-blank characters are '#', blanks, "include".
+bool has_include_line(std::string_view r) {
+  std::size_t i = 0;
+  while (i < r.size()) {
+    while (i < r.size() && blank(r[i])) ++i;
+    if (i < r.size() && r[i] == '#') {
+      ++i;
+      while (i < r.size() && blank(r[i])) ++i;
+      if (r.substr(i, 7) == "include") return true;
+    }
+    const std::size_t nl = r.find('\n', i);
+    if (nl == std::string_view::npos) return false;
+    i = nl + 1;
+  }
+  return false;
+}
+
+std::string with_commas(std::uint64_t v) {
+  std::string s = std::to_string(v), out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i && (s.size() - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  return out;
+}
+
+// "// swizzleperf:default-grid MxN" at the start of a trimmed line, M and N of at
+// most 8 digits each; anything else is not the comment.
+std::optional<TileGrid> default_grid_comment(std::string_view t) {
+  if (t.substr(0, 2) != "//") return std::nullopt;
+  std::size_t i = 2;
+  while (i < t.size() && blank(t[i])) ++i;
+  constexpr std::string_view tag = "swizzleperf:default-grid";
+  if (t.substr(i, tag.size()) != tag) return std::nullopt;
+  i += tag.size();
+  if (i >= t.size() || !blank(t[i])) return std::nullopt;
+  while (i < t.size() && blank(t[i])) ++i;
+  auto number = [&](std::uint64_t& v) {
+    const std::size_t start = i;
+    v = 0;
+    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])) && i - start < 9) v = v * 10 + (t[i++] - '0');
+    return i > start && i - start <= 8 && !(i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])));
+  };
+  std::uint64_t m = 0, n = 0;
+  if (!number(m)) return std::nullopt;
+  while (i < t.size() && blank(t[i])) ++i;
+  if (i >= t.size() || (t[i] != 'x' && t[i] != 'X')) return std::nullopt;
+  ++i;
+  while (i < t.size() && blank(t[i])) ++i;
+  if (!number(n)) return std::nullopt;
+  if (i < t.size() && ident_char(t[i])) return std::nullopt;
+  if (m == 0 || n == 0) return std::nullopt;
+  return TileGrid{static_cast<unsigned>(m), static_cast<unsigned>(n)};
+}
+
+}  // namespace
+
+Result<TileGrid> parse_tile_grid(std::string_view text) {
+  const std::size_t x = text.find_first_of("xX");
+  if (x == std::string_view::npos || x == 0 || x + 1 >= text.size())
+    return make_error("'" + one_line(std::string(text), 40) + "' is not MxN (e.g. 64x64)");
+  std::uint64_t dims[2] = {0, 0};
+  const std::string_view parts[2] = {text.substr(0, x), text.substr(x + 1)};
+  for (int k = 0; k < 2; ++k) {
+    for (char c : parts[k]) {
+      if (!std::isdigit(static_cast<unsigned char>(c)))
+        return make_error("'" + one_line(std::string(text), 40) + "' is not MxN with positive integers M and N (e.g. 64x64)");
+      dims[k] = dims[k] * 10 + static_cast<unsigned>(c - '0');
+      if (dims[k] > kMaxGridPids)
+        return make_error("'" + one_line(std::string(text), 40) + "': a side of more than " + with_commas(kMaxGridPids) +
+                          " tiles cannot be numbered by a 32-bit pid");
+    }
+    if (dims[k] == 0) return make_error("'" + one_line(std::string(text), 40) + "': M and N must be at least 1");
+  }
+  if (dims[0] * dims[1] > kMaxGridPids)
+    return make_error("grid " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + " has " +
+                      with_commas(dims[0] * dims[1]) + " tiles: a 32-bit pid numbers at most " + with_commas(kMaxGridPids));
+  return TileGrid{static_cast<unsigned>(dims[0]), static_cast<unsigned>(dims[1])};
+}
+
+Result<TileGrid> make_tile_grid(long long m, long long n, const std::string& what) {
+  if (m < 1 || n < 1 || static_cast<unsigned long long>(m) > kMaxGridPids || static_cast<unsigned long long>(n) > kMaxGridPids)
+    return make_error(what + " " + std::to_string(m) + "x" + std::to_string(n) + " is not a grid of positive sides");
+  const std::uint64_t tiles = static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(n);
+  if (tiles > kMaxGridPids)
+    return make_error(what + " " + std::to_string(m) + "x" + std::to_string(n) + " has " + with_commas(tiles) +
+                      " tiles: a 32-bit pid numbers at most " + with_commas(kMaxGridPids));
+  return TileGrid{static_cast<unsigned>(m), static_cast<unsigned>(n)};
+}
+
+Status validate_region(std::string_view r) {
+  if (r.size() > kMaxRegionBytes)
+    return make_error("the swizzle region is " + with_commas(r.size()) + " bytes; the limit is " + with_commas(kMaxRegionBytes) +
+                      " (a swizzle is a few lines of integer arithmetic)");
+  if (!names_swizzle_pid_call(r))
     return make_error("the swizzle region does not define swizzle_pid(pid, num_pids, grid)");
-  if (r.find("swizzleperf:begin") != std::string::npos || r.find("swizzleperf:end") != std::string::npos)
+  if (r.find("swizzleperf:begin") != std::string_view::npos || r.find("swizzleperf:end") != std::string_view::npos)
     return make_error("the swizzle region must not contain swizzleperf marker lines");
-  static const std::regex include(R"((^|\n)\s*#\s*include)");
-  if (std::regex_search(r, include))
+  if (has_include_line(r))
     return make_error("the swizzle region must not #include anything (it is evaluated on the host as plain C++)");
   return ok_status();
 }
@@ -70,7 +183,6 @@ Result<KernelSource> KernelSource::parse(std::string text, std::filesystem::path
   int begins = 0, ends = 0;
   std::optional<std::size_t> begin_line_end, end_line_begin;
   int line_no = 0, begin_no = 0;
-  static const std::regex grid_re(R"(//\s*swizzleperf:default-grid\s+(\d{1,8})\s*x\s*(\d{1,8})\b)");
   for (const auto& line : split_lines(k.text_)) {
     ++line_no;
     std::string t = trim(std::string_view(k.text_).substr(line.begin, line.end - line.begin));
@@ -81,12 +193,8 @@ Result<KernelSource> KernelSource::parse(std::string text, std::filesystem::path
     } else if (t.rfind(kEnd, 0) == 0) {
       ++ends;
       if (ends == 1) end_line_begin = line.begin;
-    } else {
-      std::smatch m;
-      if (std::regex_search(t, m, grid_re)) {
-        TileGrid g{static_cast<unsigned>(std::stoul(m[1])), static_cast<unsigned>(std::stoul(m[2]))};
-        if (g.m > 0 && g.n > 0) k.default_grid_ = g;
-      }
+    } else if (auto g = default_grid_comment(t)) {
+      k.default_grid_ = g;
     }
   }
   if (begins == 0)
@@ -97,7 +205,12 @@ Result<KernelSource> KernelSource::parse(std::string text, std::filesystem::path
     return make_error(where + ": '// swizzleperf:begin' at line " + std::to_string(begin_no) + " has no '// swizzleperf:end' after it");
   k.region_begin_ = *begin_line_end;
   k.region_end_ = *end_line_begin;
-  if (auto st = validate_region(k.region()); !st) return make_error(where + ": " + st.error().message);
+  // Only the size here: what the region may contain is judged by its users
+  // (check reports a rejected region as a failed check, exit 1; optimize, build,
+  // gate and sweep refuse it, exit 2), all through region_validator.
+  if (k.region_end_ - k.region_begin_ > kMaxRegionBytes)
+    return make_error(where + ": the swizzle region is " + with_commas(k.region_end_ - k.region_begin_) +
+                      " bytes; the limit is " + with_commas(kMaxRegionBytes) + " (a swizzle is a few lines of integer arithmetic)");
   return k;
 }
 
@@ -107,9 +220,33 @@ Result<KernelSource> KernelSource::load(const std::filesystem::path& path) {
     return make_error("kernel file " + path.string() + " does not exist");
   if (std::filesystem::is_directory(path, ec))
     return make_error(path.string() + " is a directory, not a kernel file");
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxKernelFileBytes)
+    return make_error("kernel file " + path.string() + " is " + with_commas(size) + " bytes; the limit is " +
+                      with_commas(kMaxKernelFileBytes) + " (a kernel program is tens of KB)");
   auto text = read_file(path);
   if (!text) return make_error(text.error().message + " (the kernel file)");
   return parse(*text, path);
+}
+
+std::optional<std::size_t> KernelSource::declared_size_arity() const {
+  const std::size_t at = text_.find("default_size()");
+  if (at == std::string::npos) return std::nullopt;
+  const std::size_t ret = text_.find("return", at);
+  if (ret == std::string::npos || ret - at > 200) return std::nullopt;
+  std::size_t i = ret + 6;
+  while (i < text_.size() && blank(text_[i])) ++i;
+  if (i >= text_.size() || text_[i] != '{') return std::nullopt;
+  std::size_t values = 1;
+  int depth = 0;
+  for (++i; i < text_.size() && i - ret < 400; ++i) {
+    const char c = text_[i];
+    if (c == '(' || c == '{') ++depth;
+    else if ((c == ')' || c == '}') && depth > 0) --depth;
+    else if (c == '}') return values;
+    else if (c == ',' && depth == 0) ++values;
+    else if (c == ';' || c == '\n') return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 std::string KernelSource::name() const { return path_.empty() ? "kernel" : path_.stem().string(); }

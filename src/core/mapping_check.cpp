@@ -168,19 +168,15 @@ bool swz_evaluator_parse(const char* s, unsigned& v) {{
 int main(int argc, char** argv) {{
   unsigned m = 0, n = 0;
   if (argc != 3 || !swz_evaluator_parse(argv[1], m) || !swz_evaluator_parse(argv[2], n)) swz_evaluator_exit(2);
+  const unsigned long long total = (unsigned long long)m * n;
+  if (total > 0xffffffffull) swz_evaluator_exit(2);
   SwizzleGrid g{{m, n}};
-  const unsigned np = m * n;
+  const unsigned np = (unsigned)total;
+  // 4 bytes a pid, little-endian: the tool knows the exact length to expect.
   for (unsigned p = 0; p < np; ++p) {{
     unsigned v = (unsigned)swizzle_pid(p, np, g);
-    char digits[16];
-    int k = 0;
-    do {{
-      digits[k++] = (char)('0' + v % 10);
-      v /= 10;
-    }} while (v);
-    if (swz_evaluator_len + 16 > sizeof swz_evaluator_out) swz_evaluator_flush();
-    while (k) swz_evaluator_out[swz_evaluator_len++] = digits[--k];
-    swz_evaluator_out[swz_evaluator_len++] = '\n';
+    if (swz_evaluator_len + 4 > sizeof swz_evaluator_out) swz_evaluator_flush();
+    for (int b = 0; b < 4; ++b) swz_evaluator_out[swz_evaluator_len++] = (char)((v >> (8 * b)) & 0xff);
   }}
   swz_evaluator_flush();
   swz_evaluator_exit(0);
@@ -221,54 +217,59 @@ std::vector<TileGrid> ragged_grids(TileGrid main) {
   return out;
 }
 
-GridCheck analyse_mapping(TileGrid grid, const std::vector<std::int64_t>& mapping, const HardwareProfile& hw) {
+GridCheck analyse_mapping(TileGrid grid, const std::vector<std::uint32_t>& mapping, const HardwareProfile& hw) {
   GridCheck c;
   c.grid = grid;
-  const unsigned np = grid.num_pids();
+  const std::uint64_t np = grid.num_pids();
   const int dies = std::max(1, hw.num_dies);
-  std::vector<std::int64_t> owner(np, -1);  // tile -> first pid mapping to it
+  constexpr std::uint32_t kNone = 0xffffffffu;
+  // tile -> first pid mapping to it, and that pid's die. A pid of 0xffffffff cannot
+  // own a tile (num_pids <= 2^32 - 1), so it serves as "none".
+  std::vector<std::uint32_t> owner(np, kNone);
+  std::vector<std::uint16_t> tile_die(np, 0);
   c.tiles_per_die.assign(dies, 0);
-  std::vector<std::set<unsigned>> rows(dies), cols(dies);
+  std::vector<std::vector<bool>> rows(dies, std::vector<bool>(grid.m)), cols(dies, std::vector<bool>(grid.n));
   std::set<unsigned> colliding;
-  for (unsigned p = 0; p < np; ++p) {
-    const std::int64_t t = p < mapping.size() ? mapping[p] : -1;
-    if (t < 0 || t >= static_cast<std::int64_t>(np)) {
+  for (std::uint64_t p = 0; p < np; ++p) {
+    const std::uint64_t t = p < mapping.size() ? mapping[p] : np;
+    if (t >= np) {
       ++c.out_of_range;
-      keep(c.out_of_range_pids, p);
+      keep(c.out_of_range_pids, static_cast<unsigned>(p));
       continue;
     }
-    const int die = hw.dispatch.die_of(p, dies) % dies;
+    const int die = hw.dispatch.die_of(static_cast<unsigned>(p), dies) % dies;
     ++c.tiles_per_die[die];
-    rows[die].insert(static_cast<unsigned>(t) / grid.n);
-    cols[die].insert(static_cast<unsigned>(t) % grid.n);
-    if (owner[t] >= 0) {
+    rows[die][t / grid.n] = true;
+    cols[die][t % grid.n] = true;
+    if (owner[t] != kNone) {
       ++c.collisions;
       if (colliding.size() < kKeep) {
-        colliding.insert(static_cast<unsigned>(owner[t]));
-        colliding.insert(p);
+        colliding.insert(owner[t]);
+        colliding.insert(static_cast<unsigned>(p));
       }
     } else {
-      owner[t] = p;
+      owner[t] = static_cast<std::uint32_t>(p);
+      tile_die[t] = static_cast<std::uint16_t>(die);
     }
   }
   c.colliding_pids.assign(colliding.begin(), colliding.end());
-  for (unsigned t = 0; t < np; ++t)
-    if (owner[t] < 0) {
+  for (std::uint64_t t = 0; t < np; ++t)
+    if (owner[t] == kNone) {
       ++c.missing;
-      keep(c.missing_tiles, t);
+      keep(c.missing_tiles, static_cast<unsigned>(t));
     }
   c.bijective = c.out_of_range == 0 && c.collisions == 0 && c.missing == 0;
   for (int d = 0; d < dies; ++d) {
-    c.rows_per_die.push_back(static_cast<unsigned>(rows[d].size()));
-    c.cols_per_die.push_back(static_cast<unsigned>(cols[d].size()));
+    c.rows_per_die.push_back(static_cast<unsigned>(std::count(rows[d].begin(), rows[d].end(), true)));
+    c.cols_per_die.push_back(static_cast<unsigned>(std::count(cols[d].begin(), cols[d].end(), true)));
   }
   // Neighbour co-location: tiles that share an input row (same tile row) or
   // column; the die of a tile is the die of the pid that computes it.
-  auto die_of_tile = [&](unsigned t) { return owner[t] < 0 ? -1 : hw.dispatch.die_of(static_cast<unsigned>(owner[t]), dies) % dies; };
+  auto die_of_tile = [&](std::uint64_t t) { return owner[t] == kNone ? -1 : static_cast<int>(tile_die[t]); };
   std::uint64_t row_pairs = 0, row_same = 0, col_pairs = 0, col_same = 0;
-  for (unsigned i = 0; i < grid.m; ++i)
-    for (unsigned j = 0; j < grid.n; ++j) {
-      const unsigned t = i * grid.n + j;
+  for (std::uint64_t i = 0; i < grid.m; ++i)
+    for (std::uint64_t j = 0; j < grid.n; ++j) {
+      const std::uint64_t t = i * grid.n + j;
       const int d = die_of_tile(t);
       if (j + 1 < grid.n) {
         ++row_pairs;
@@ -281,7 +282,7 @@ GridCheck analyse_mapping(TileGrid grid, const std::vector<std::int64_t>& mappin
     }
   c.row_neighbours_same_die = row_pairs ? static_cast<double>(row_same) / row_pairs : 0;
   c.col_neighbours_same_die = col_pairs ? static_cast<double>(col_same) / col_pairs : 0;
-  if (c.bijective) c.mapping.assign(mapping.begin(), mapping.end());
+  if (c.bijective) c.mapping = mapping;
   return c;
 }
 
@@ -340,6 +341,11 @@ Result<MappingReport> check_mapping(const std::string& region, const std::vector
     report.compile_error = st.error().message;
     return report;
   }
+  for (const auto& grid : grids)
+    if (grid.num_pids() > kMaxCheckedPids)
+      return make_error(fmt::format("grid {}x{} has {} tiles; the host mapping check evaluates at most {} (2^26) a grid: "
+                                    "check a smaller grid of the same shape with --grid",
+                                    grid.m, grid.n, grid.num_pids(), kMaxCheckedPids));
   std::error_code ec;
   std::filesystem::create_directories(options.work_dir, ec);
   const auto sandbox = options.work_dir / "mapping_sandbox.cpp";
@@ -366,22 +372,34 @@ Result<MappingReport> check_mapping(const std::string& region, const std::vector
     ProcessSpec run;
     run.argv = {exe.string(), std::to_string(grid.m), std::to_string(grid.n)};
     run.timeout = options.timeout;
+    const std::uint64_t expected = 4 * grid.num_pids();
+    run.max_capture_bytes = static_cast<std::size_t>(expected) + 4096;
     auto rr = runner.run(run);
     if (rr.interrupted) return make_error("interrupted");
     GridCheck c;
+    // A table cut short is a failure to evaluate, never a verdict about the region.
+    std::string failure;
     if (!rr.success()) {
+      failure = rr.describe();
+      if (const auto why = tail_lines(rr.err, 1); !why.empty()) failure += ": " + why;
+    } else if (rr.truncated || rr.out.size() != expected) {
+      failure = fmt::format("the evaluator wrote {} bytes for {} pids (expected {}){}", rr.out.size(), grid.num_pids(),
+                            expected, rr.truncated ? ", its output was cut" : "");
+    }
+    if (!failure.empty()) {
       c.grid = grid;
-      c.error = rr.describe();
-      if (const auto why = tail_lines(rr.err, 1); !why.empty()) c.error += ": " + why;
+      c.error = failure;
       report.ok = false;
       report.grids.push_back(std::move(c));
       break;
     }
-    std::vector<std::int64_t> mapping;
-    mapping.reserve(grid.num_pids());
-    std::istringstream in(rr.out);
-    std::int64_t v;
-    while (in >> v) mapping.push_back(v);
+    std::vector<std::uint32_t> mapping(grid.num_pids());
+    for (std::size_t p = 0; p < mapping.size(); ++p) {
+      const auto* b = reinterpret_cast<const unsigned char*>(rr.out.data()) + 4 * p;
+      mapping[p] = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
+    }
+    rr.out.clear();
+    rr.out.shrink_to_fit();
     c = analyse_mapping(grid, mapping, hw);
     if (!report.grids.empty()) c.mapping.clear();  // keep the table for the main grid only
     report.ok = report.ok && c.bijective;

@@ -220,6 +220,7 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
   if (result.timed_out || result.interrupted) kill_group(pid);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.term_signal = WTERMSIG(status);
+  result.truncated = truncated;
   if (truncated) result.err += "\n[swizzleperf: output beyond " + std::to_string(spec.max_capture_bytes) + " bytes dropped]\n";
   result.seconds = seconds_since(t0);
   return result;

@@ -32,8 +32,12 @@ void ensure_curl_global_init() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
+// Past kMaxReplyBytes the transfer stops (curl sees a short write): a reply that
+// large is no swizzle, and it must not fill memory.
 size_t write_body(char* data, size_t size, size_t count, void* user) {
-  static_cast<std::string*>(user)->append(data, size * count);
+  auto* body = static_cast<std::string*>(user);
+  if (body->size() + size * count > kMaxReplyBytes) return 0;
+  body->append(data, size * count);
   return size * count;
 }
 
@@ -273,6 +277,22 @@ nlohmann::json ChatClient::request_body(const ChatRequest& request) const {
   return body;
 }
 
+Status ChatClient::check_endpoint() const {
+  LlmOptions o = options_;
+  o.base_url = base_url_;
+  o.max_retries = 0;
+  o.max_tokens = 16;
+  o.timeout_s = std::min(o.timeout_s, 30);
+  ChatClient probe(o, sleep_);
+  ChatRequest ping;
+  ping.messages = {{"user", "Reply with the word ok."}};
+  auto reply = probe.complete(ping);
+  if (reply) return ok_status();
+  return Error{"the LLM endpoint " + base_url_ + " does not answer a chat request (" + reply.error().message +
+                   "): start the server, or fix --base-url, --model or the key variable (checked once, before the run)",
+               reply.error().fatal};
+}
+
 Result<ChatReply> ChatClient::complete(const ChatRequest& request, ChatFailure* failure) {
   const std::string url = base_url_ + "/chat/completions";
   const auto started = std::chrono::steady_clock::now();
@@ -310,6 +330,9 @@ Result<ChatReply> ChatClient::complete(const ChatRequest& request, ChatFailure* 
 
     if (ex.curl_code == CURLE_ABORTED_BY_CALLBACK || interrupt_requested())
       return give_up("LLM request interrupted", true);
+    if (ex.curl_code == CURLE_WRITE_ERROR)
+      return give_up("the LLM server's reply from " + url + " is over " + std::to_string(kMaxReplyBytes >> 20) +
+                     " MiB; refused (a proposal is a few KB: check --base-url)");
     if (ex.curl_code != CURLE_OK) {
       std::string why = ex.curl_code == CURLE_OPERATION_TIMEDOUT
                             ? "no reply within " + std::to_string(options_.timeout_s) + " s"

@@ -70,6 +70,12 @@ int Comparison::regressions() const {
   return n;
 }
 
+int Comparison::in_both() const {
+  int n = 0;
+  for (const auto& k : kernels) n += k.old_result && k.new_result;
+  return n;
+}
+
 Comparison compare_results(const ResultSet& old_set, const ResultSet& new_set, const CompareThresholds& t) {
   Comparison c{old_set.source, new_set.source, old_set.device, new_set.device, t, {}};
   for (const auto& o : old_set.kernels) {

@@ -319,17 +319,36 @@ std::string swizzle_maps_html(const RunHistory& h) {
 
 // ---- table -------------------------------------------------------------
 
+// "1.313× [1.309, 1.314]" when re-checked with an interval, "1.02× (one-shot)" when
+// only the single timing of the attempt gave it, "–" when neither.
+std::string speedup_text(const Attempt& a) {
+  if (!a.speedup) return "–";
+  if (a.speedup_ci_low && a.speedup_ci_high)
+    return fmt::format("{:.3f}× [{:.3f}, {:.3f}]", *a.speedup, *a.speedup_ci_low, *a.speedup_ci_high);
+  return fmt::format("{:.3f}× (one-shot)", *a.speedup);
+}
+
+// How the attempt was timed: "re-checked, 6 rounds (significant)", "one-shot", "".
+std::string timing_kind(const Attempt& a) {
+  if (a.recheck.is_object() && a.recheck.contains("rounds") && a.recheck["rounds"].is_number_integer())
+    return fmt::format("re-checked, {} rounds{}", a.recheck["rounds"].get<long long>(),
+                       a.significant ? (*a.significant ? " (significant)" : " (not significant)") : "");
+  if (a.recheck.is_object() && a.recheck.contains("error") && a.recheck["error"].is_string())
+    return "one-shot (re-check failed)";
+  return a.timing ? "one-shot" : "";
+}
+
 std::string attempts_table(const RunHistory& h) {
   const Attempt* best = h.best();
   std::string s = "<table>\n<tr><th>iter</th><th>pattern</th><th>proposer</th><th>status</th><th>L2 hit %</th><th>median ms</th>"
-                  "<th>speedup</th><th>note</th></tr>\n";
+                  "<th>speedup [95 % interval]</th><th>timing</th><th>note</th></tr>\n";
   auto row = [&](const Attempt& a) {
     const char* cls = a.validated() ? "st-ok" : a.status == AttemptStatus::duplicate ? "st-dup" : "st-bad";
     std::string note = a.reason.size() > 400 ? a.reason.substr(0, 400) + " …" : a.reason;
     s += fmt::format("<tr{}><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-                     "<td class=\"n\">{}</td><td class=\"note\">{}</td></tr>\n",
+                     "<td class=\"n\">{}</td><td>{}</td><td class=\"note\">{}</td></tr>\n",
                      &a == best ? " class=\"best\"" : "", a.iteration, esc(a.label), esc(a.proposer), cls, esc(to_string(a.status)),
-                     format_or(l2_of(a), "–"), format_or(ms_of(a), "–", "{:.4f}"), format_or(a.speedup, "–", "{:.3f}"), esc(note));
+                     format_or(l2_of(a), "–"), format_or(ms_of(a), "–", "{:.4f}"), esc(speedup_text(a)), esc(timing_kind(a)), esc(note));
   };
   if (h.baseline) row(*h.baseline);
   for (const auto& a : h.attempts) row(a);
@@ -338,11 +357,33 @@ std::string attempts_table(const RunHistory& h) {
 
 }  // namespace
 
+// Problem size, reps, warm-up, re-check rounds and objective: what a reader needs to
+// reproduce or weigh the numbers.
+static std::string measurement_line(const RunHistory& h) {
+  auto json_list = [](const nlohmann::json& v) {
+    std::string out;
+    if (v.is_array())
+      for (const auto& x : v) out += (out.empty() ? "" : ",") + (x.is_number() ? x.dump() : std::string("?"));
+    return out;
+  };
+  const auto& c = h.config;
+  std::string size = c.contains("size") ? json_list(c["size"]) : "";
+  if (size.empty() && c.contains("program_info") && c["program_info"].is_object() && c["program_info"].contains("size"))
+    size = json_list(c["program_info"]["size"]);
+  auto num = [&](const char* k) { return c.contains(k) && c[k].is_number_integer() ? std::to_string(c[k].get<long long>()) : std::string("?"); };
+  const long long rounds = c.contains("recheck_rounds") && c["recheck_rounds"].is_number_integer() ? c["recheck_rounds"].get<long long>() : -1;
+  return fmt::format("problem size {} · {} timed reps per run after {} warm-up · speed re-check {} · objective {}",
+                     size.empty() ? "the program's default" : size, num("reps"), num("warmup"),
+                     rounds == 0 ? std::string("off") : rounds < 0 ? std::string("?") : std::to_string(rounds) + " interleaved rounds",
+                     to_string(h.objective()));
+}
+
 std::string render_run_html(const RunHistory& h) {
   std::string s = page_head("swizzleperf: " + h.kernel_name);
   s += "<h1>swizzleperf run: " + esc(h.kernel_name) + "</h1>\n";
   s += fmt::format("<p class=\"meta\">kernel <code>{}</code> · device {} · state {} · started {} · report written {}</p>\n",
                    esc(h.kernel_path), esc(h.hardware.value("name", "?")), esc(h.state), esc(h.created_at), now_iso8601());
+  s += "<p class=\"meta\">" + esc(measurement_line(h)) + "</p>\n";
   const Attempt* best = h.best();
   auto card = [](const std::string& k, const std::string& v) {
     return "<div class=\"card\"><div class=\"k\">" + esc(k) + "</div><div class=\"v\">" + esc(v) + "</div></div>";
@@ -352,7 +393,7 @@ std::string render_run_html(const RunHistory& h) {
   s += card("L2 hit rate, baseline → best", format_or(bl, "–") + " → " + (best ? format_or(l2_of(*best), "–") + " %" : std::string("none")));
   s += card("median time, baseline → best",
             (h.baseline ? format_or(ms_of(*h.baseline), "–", "{:.4f}") : "–") + " → " + (best ? format_or(ms_of(*best), "–", "{:.4f}") + " ms" : std::string("none")));
-  s += card("speedup of the best", best ? format_or(best->speedup, "–", "{:.3f}×") : "–");
+  s += card("speedup of the best [95 % interval]", best ? speedup_text(*best) : "–");
   int validated = 0;
   for (const auto& a : h.attempts) validated += a.validated();
   s += card("attempts (validated)", fmt::format("{} ({})", h.attempts.size(), validated));

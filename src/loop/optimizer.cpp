@@ -1,6 +1,7 @@
 // The optimize loop. Every stage's failure becomes an attempt status with a
 // one-line reason; only a failing baseline, a fatal proposer error or an
 // unwritable history stop the run. The history is saved after every attempt.
+#include "swizzleperf/core/text.h"
 #include "swizzleperf/loop/optimizer.h"
 
 #include <fmt/format.h>
@@ -41,6 +42,19 @@ std::string fmt_pct(const std::optional<Metrics>& m) {
 }
 
 }  // namespace
+
+std::string OptimizeSummary::unmeasured() const {
+  if (interrupted) return "";
+  int failed = 0;
+  std::string last;
+  for (const auto& a : history.attempts) {
+    if (a.status != AttemptStatus::proposal_failed) return "";
+    ++failed;
+    last = a.reason;
+  }
+  if (failed == 0) return "no candidate was tried: the proposer had nothing to propose for this kernel's grid";
+  return fmt::format("no candidate was tried: all {} proposal(s) failed (last: {})", failed, one_line(last, 200));
+}
 
 bool OptimizeSummary::improved() const {
   const Attempt* best = history.best();
@@ -336,7 +350,8 @@ Status Optimizer::measure_baseline() {
   a.label = "identity (original region)";
   a.region = kernel_->region();
   a.started_at = now_iso8601();
-  (void)write_file_atomic(dir / "kernel.hip", kernel_->text());
+  if (auto st = write_file_atomic(dir / "kernel.hip", kernel_->text()); !st)
+    return make_error(st.error().message + " (the baseline was not built; free space or choose a writable --run-dir)");
   auto built = backend_.build({dir / "kernel.hip", dir / "kernel", hw_.num_dies, hw_.arch});
   if (!built) return built.error();
   a.stage_seconds["build"] = built->seconds;
@@ -354,7 +369,8 @@ Status Optimizer::measure_baseline() {
                       tail_lines(info.process.err + info.process.out, 1) + "); see docs/kernel-contract.md");
   history_.config["program_info"] = info.json;
   history_.config["profile_launches"] = backend_.tools().profile_launches;
-  read_program_info();  // the compare stage below needs dump_tol_
+  if (auto st = read_program_info(); !st)  // the compare stage below needs dump_tol_
+    return make_error(st.error().message + " (see docs/kernel-contract.md)");
   // The grid is known now: the first candidates build while the baseline is measured.
   const int next = history_.next_iteration();
   prefetch_lookahead({*kernel_, grid_, hw_, history_, attempt_dir(next), opt_.run_dir, next});
@@ -435,7 +451,11 @@ Attempt Optimizer::evaluate(int iteration, const Proposal& p, const fs::path& di
     a.reason = spliced.error().message;
     return done();
   }
-  (void)write_file_atomic(dir / "kernel.hip", *spliced);
+  if (auto st = write_file_atomic(dir / "kernel.hip", *spliced); !st) {
+    // The machine's fault (a full disk, a read-only dir), not the candidate's: the run stops.
+    environment_failure_ = st.error().message;
+    return done();
+  }
   // 3. Build (or take the build prefetched while an earlier attempt was measured).
   auto pooled = pool_->get({*spliced, hw_.num_dies, hw_.arch}, dir / "kernel.hip", dir / "kernel");
   auto& built = pooled.build;
@@ -481,9 +501,13 @@ void Optimizer::update_best() {
   if (spliced) (void)write_file_atomic(opt_.run_dir / "best.hip", *spliced);
 }
 
-void Optimizer::read_program_info() {
+Status Optimizer::read_program_info() {
   const auto& info = history_.config["program_info"];
-  grid_ = {info["grid"].value("m", 1u), info["grid"].value("n", 1u)};
+  const auto& gj = info.is_object() && info.contains("grid") ? info["grid"] : nlohmann::json();
+  auto dim = [&](const char* k) { return gj.is_object() && gj.contains(k) && gj[k].is_number_integer() ? gj[k].get<long long>() : -1; };
+  auto grid = make_tile_grid(dim("m"), dim("n"), "the kernel program's info mode reports grid");
+  if (!grid) return grid.error();
+  grid_ = *grid;
   kernel_regex_ = info.value("kernel_regex", "");
   dump_tol_ = info.value("dump_tol", 0.0);
   // The run's window, fixed when its baseline was profiled (a resumed run keeps it, so
@@ -493,6 +517,7 @@ void Optimizer::read_program_info() {
   if (const auto n = info.find("launches"); n != info.end() && n->is_number_integer())
     total = static_cast<int>(std::clamp<long long>(n->get<long long>(), 0, 1 << 24));
   window_ = profile_window(total, history_.config.value("profile_launches", backend_.tools().profile_launches));
+  return ok_status();
 }
 
 fs::path Optimizer::attempt_dir(int iteration) const { return opt_.run_dir / fmt::format("iter-{:03}", iteration); }
@@ -538,7 +563,7 @@ Result<OptimizeSummary> Optimizer::run() {
   } else {
     spdlog::info("baseline (recorded): L2 hit {}", fmt_pct(history_.baseline->metrics));
   }
-  read_program_info();
+  if (auto st = read_program_info(); !st) return make_error(st.error().message + " (in " + (opt_.run_dir / "history.json").string() + ")");
 
   auto counted = [&] {
     int n = 0;
@@ -601,6 +626,12 @@ Result<OptimizeSummary> Optimizer::run() {
       }
     } else {
       a = evaluate(iteration, proposal.value(), dir);
+      if (!environment_failure_.empty()) {  // not recorded: a resume redoes the attempt
+        history_.state = "failed";
+        (void)save();
+        return make_error(environment_failure_ + " (the run stopped; free space, then continue with --resume " +
+                          opt_.run_dir.string() + ")");
+      }
       if (interrupt_requested()) {
         interrupted = true;  // the unfinished attempt is not recorded; resume redoes it
         break;

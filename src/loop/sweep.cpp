@@ -119,7 +119,15 @@ Result<SweepReport> run_sweep(Backend& backend, ProcessRunner& runner, const Swe
       report.points.push_back(p);
       continue;
     }
-    p.grid = {info.json["grid"].value("m", 1u), info.json["grid"].value("n", 1u)};
+    const auto& gj = info.json["grid"];
+    auto dim = [&](const char* k) { return gj.is_object() && gj.contains(k) && gj[k].is_number_integer() ? gj[k].get<long long>() : -1; };
+    auto grid = make_tile_grid(dim("m"), dim("n"), "the program's info grid");
+    if (!grid) {
+      p.verdict = "breaks: " + grid.error().message;
+      report.points.push_back(p);
+      continue;
+    }
+    p.grid = *grid;
     spdlog::info("sweep {} grid {}x{}", size_str(size), p.grid.m, p.grid.n);
     MappingCheckOptions mo{opt.host_cxx, opt.out_dir / "mapping", std::chrono::seconds(60)};
     auto check = check_mapping(opt.region, {p.grid}, *hw, mo, runner);

@@ -192,6 +192,11 @@ Result<ParsedReply> LlmProposer::optimize_call(const ProposalContext& context,
   return parsed;
 }
 
+Status LlmProposer::check_ready() {
+  if (!load_error_.empty()) return Error{load_error_, true};
+  return client_.check_endpoint();
+}
+
 Result<Proposal> LlmProposer::propose(const ProposalContext& context) {
   if (!builder_) return Error{load_error_, true};
   CallLog log;

@@ -33,6 +33,7 @@ std::string grouped(int g) {
 
 TEST(LlmOptimizeE2E, FiveIterationsWithFaultsKeepGoingAndNeverLeakTheKey) {
   ChatServer server;
+  server.push_completion("ok");  // the endpoint check before the run
   server.push_completion("Blocks in one tile row share a panel of A; one tile column shares B.", "stop", 400, 60);
   server.push_completion(reply(grouped(8), 0), "stop", 1200, 300);                                      // 1 ok
   server.push_completion(reply("SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n  return pid +;\n}\n", 1));  // 2 no compile
@@ -93,11 +94,61 @@ TEST(LlmOptimizeE2E, RefusedKeyStopsWithOneLineNamingTheVariable) {
                     (fake_dir() / "fake_ncu").string(), "--run-dir", (tmp / "run").string(), "--reps", "3"},
                    tmp.path(), {std::string("MY_KEY=") + kKey}, 120);
   // --api-key-env not given: OPENAI_API_KEY unset -> no header; 401 names the variable.
+  // The endpoint is checked before the run: nothing is built or measured.
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("OPENAI_API_KEY"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("checked once, before the run"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp / "run" / "baseline"));
+}
+
+TEST(LlmOptimizeE2E, AKeyRefusedMidRunStopsItAndKeepsWhatWasRecorded) {
+  ChatServer server;
+  server.push_completion("ok");  // the endpoint check passes
+  server.push_error(401, "Incorrect API key provided");
+  TempDir tmp;
+  write_text(tmp / "gemm.hip", read_text(source_dir() / "kernels" / "gemm.hip"));
+  auto r = run_cli({"optimize", (tmp / "gemm.hip").string(), "--proposer", "llm", "--base-url", server.base_url(),
+                    "--iterations", "2", "--backend", "cuda", "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu",
+                    (fake_dir() / "fake_ncu").string(), "--run-dir", (tmp / "run").string(), "--reps", "3"},
+                   tmp.path(), {}, 120);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
   auto h = nlohmann::json::parse(read_text(tmp / "run" / "history.json"));
   EXPECT_EQ(h["state"], "failed");
   EXPECT_TRUE(h.contains("baseline"));  // what was recorded is kept
+}
+
+// A dead endpoint, a server answering 501 and one answering 200 with garbage: one
+// line and exit 2 before any GPU time, not five retries per iteration and exit 0.
+TEST(LlmOptimizeE2E, ADeadOrBrokenEndpointStopsBeforeTheRunWithExitTwo) {
+  TempDir tmp;
+  write_text(tmp / "gemm.hip", read_text(source_dir() / "kernels" / "gemm.hip"));
+  auto run = [&](const std::string& url) {
+    return run_cli({"optimize", (tmp / "gemm.hip").string(), "--proposer", "llm", "--base-url", url, "--iterations", "2",
+                    "--backend", "cuda", "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu",
+                    (fake_dir() / "fake_ncu").string(), "--run-dir", (tmp / "run").string(), "--reps", "3", "--llm-timeout", "5"},
+                   tmp.path(), {}, 120);
+  };
+  auto closed = run("http://127.0.0.1:1/v1");
+  EXPECT_EQ(closed.exit_code, 2) << closed.err;
+  EXPECT_NE(closed.err.find("swizzleperf: error: the LLM endpoint http://127.0.0.1:1/v1 does not answer"), std::string::npos)
+      << closed.err;
+  EXPECT_FALSE(fs::exists(tmp / "run" / "baseline"));
+  {
+    ChatServer server;
+    server.push_error(501, "Not Implemented");
+    auto r = run(server.base_url());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("does not answer"), std::string::npos) << r.err;
+    EXPECT_EQ(server.requests().size(), 1u);  // checked once, no retries
+  }
+  {
+    ChatServer server;
+    server.push({200, {}, "<html>hello</html>"});
+    auto r = run(server.base_url());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("not a JSON object"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(tmp / "run" / "baseline"));
 }
 
 TEST(LlmOptimizeE2E, DumpPromptCallsNothing) {
@@ -119,6 +170,7 @@ namespace {
 // of the run (the fake toolchain acts on the magic words in the region).
 TEST(LlmOptimizeE2E, CandidateThatCrashesOrHangsIsRecordedAndTheRunGoesOn) {
   ChatServer server;
+  server.push_completion("ok");  // the endpoint check before the run
   server.push_completion("analysis");
   auto with_word = [](const char* word) {
     return "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n  // " +
@@ -153,6 +205,7 @@ TEST(LlmOptimizeE2E, CandidateThatCrashesOrHangsIsRecordedAndTheRunGoesOn) {
 // the one dump written for it. Matching candidates leave no output file behind.
 TEST(LlmOptimizeE2E, CandidateWithADifferentFullSizeOutputIsRejectedNamingTheChunk) {
   ChatServer server;
+  server.push_completion("ok");  // the endpoint check before the run
   server.push_completion("analysis");
   server.push_completion(reply(
       "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n"

@@ -133,6 +133,7 @@ TEST(RegionSecurityE2E, LlmProposalsThatAreHostileAreRejectedAndTheRunGoesOn) {
   const auto marker = tmp / "PWNED";
   const auto hostile = hostile_regions();
   ChatServer server;
+  server.push_completion("ok");                                          // the endpoint check before the run
   server.push_completion("Blocks in one tile row share a panel of A.");  // the memory analysis
   for (const auto& h : hostile) server.push_completion(reply(with_marker(h.region, marker)));
   server.push_completion(reply(grouped8()));

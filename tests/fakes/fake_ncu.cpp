@@ -9,7 +9,7 @@
 //            [any other ncu flag] [--] EXE ARGS...
 // The first non-flag argument starts the application command. fake_ncu runs it as a
 // child (fork/exec, no shell; stderr passes straight through), captures its stdout and
-// prints, like ncu 2025 on the details page (FACTS §3):
+// prints, like ncu 2025 on the details page (tests/fixtures/ncu/real_h100_*):
 //   ==PROF== Connected to process PID (EXE)
 //   the app's stdout, each SWZ_FAKE_METRICS line replaced by a `==PROF== Profiling` line
 //   ==PROF== Disconnected from process PID

@@ -69,6 +69,38 @@ TEST(HtmlReport, HostileStringsAreEscapedEverywhere) {
   EXPECT_NE(html.find("12 of 4096 bytes differ &amp; &lt;script&gt;"), std::string::npos);
 }
 
+// A reader must be able to weigh the numbers: size, reps, rounds, the interval and
+// whether a speedup was re-checked or measured once.
+TEST(HtmlReport, SaysSizeRepsRoundsTheIntervalAndWhichSpeedupsWereRechecked) {
+  auto h = sample();
+  h.config["size"] = {4096, 32768, 1024};
+  h.config["reps"] = 30;
+  h.config["warmup"] = 5;
+  h.config["recheck_rounds"] = 6;
+  auto& good = h.attempts.front();
+  good.speedup = 1.313;
+  good.speedup_ci_low = 1.309;
+  good.speedup_ci_high = 1.314;
+  good.significant = true;
+  good.recheck = {{"rounds", 6}, {"one_shot_speedup", 1.3}};
+  auto once = h.attempts.front();
+  once.iteration = 4;
+  once.label = "one_shot_only";
+  once.speedup = 1.02;
+  once.speedup_ci_low.reset();
+  once.speedup_ci_high.reset();
+  once.significant.reset();
+  once.recheck = nlohmann::json::object();
+  h.attempts.push_back(once);
+  const auto html = render_run_html(h);
+  EXPECT_NE(html.find("problem size 4096,32768,1024"), std::string::npos);
+  EXPECT_NE(html.find("30 timed reps per run after 5 warm-up"), std::string::npos);
+  EXPECT_NE(html.find("speed re-check 6 interleaved rounds"), std::string::npos);
+  EXPECT_NE(html.find("1.313× [1.309, 1.314]"), std::string::npos);
+  EXPECT_NE(html.find("re-checked, 6 rounds (significant)"), std::string::npos);
+  EXPECT_NE(html.find("1.020× (one-shot)"), std::string::npos);
+}
+
 TEST(HtmlReport, SelfContainedNoScriptNoNetwork) {
   const auto html = render_run_html(sample());
   EXPECT_NE(html.find("Content-Security-Policy"), std::string::npos);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
 #include "support/fixtures.h"
@@ -95,16 +96,84 @@ TEST(KernelSourceParse, EndBeforeBegin) {
   EXPECT_NE(k.error().message.find("has no '// swizzleperf:end'"), std::string::npos) << k.error().message;
 }
 
+// parse() judges structure only: what a region contains is its users' judgement
+// (check reports it as a failed check, exit 1), so these parse and then fail
+// validate_region.
 TEST(KernelSourceParse, RegionWithoutSwizzlePid) {
   auto k = KernelSource::parse("// swizzleperf:begin\nunsigned other(unsigned pid) { return pid; }\n// swizzleperf:end\n");
-  ASSERT_FALSE(k);
-  EXPECT_NE(k.error().message.find("does not define swizzle_pid"), std::string::npos) << k.error().message;
+  ASSERT_TRUE(k) << k.error().message;
+  auto st = validate_region(k->region());
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("does not define swizzle_pid"), std::string::npos) << st.error().message;
 }
 
 TEST(KernelSourceParse, RegionWithInclude) {
   auto k = KernelSource::parse("// swizzleperf:begin\n  #include <cmath>\n" + kRegion + "// swizzleperf:end\n");
+  ASSERT_TRUE(k) << k.error().message;
+  auto st = validate_region(k->region());
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("#include"), std::string::npos) << st.error().message;
+  EXPECT_FALSE(validate_region("unsigned swizzle_pid(unsigned p, unsigned n, SwizzleGrid g) { return p; }\n#\t include <x>\n"));
+}
+
+// A region of ~30 KB of whitespace between the name and '(' once overflowed the
+// stack of a std::regex; the scan is linear now, whatever the length.
+TEST(KernelSourceParse, HugeWhitespaceInARegionIsScannedNotRecursedInto) {
+  const std::string ws(60 * 1024, ' ');
+  const std::string region = "unsigned swizzle_pid" + ws + "(unsigned p, unsigned n, SwizzleGrid g) { return p; }\n";
+  EXPECT_TRUE(validate_region(region));
+  auto k = KernelSource::parse("// swizzleperf:begin\n" + region + "// swizzleperf:end\n");
+  ASSERT_TRUE(k) << k.error().message;
+  const std::string many_names = std::string(20000, 'x') + " swizzle_pid" + std::string(30000, '\n') + ";";
+  EXPECT_FALSE(validate_region(many_names));
+}
+
+TEST(KernelSourceParse, RegionOverTheSizeLimitIsRefusedWithTheLimit) {
+  const std::string big = "unsigned swizzle_pid(unsigned p, unsigned n, SwizzleGrid g) { return p; }\n" +
+                          std::string(kMaxRegionBytes, ' ') + "\n";
+  auto st = validate_region(big);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("the limit is 65,536"), std::string::npos) << st.error().message;
+  auto k = KernelSource::parse("// swizzleperf:begin\n" + big + "// swizzleperf:end\n", "big.hip");
   ASSERT_FALSE(k);
-  EXPECT_NE(k.error().message.find("#include"), std::string::npos) << k.error().message;
+  EXPECT_NE(k.error().message.find("big.hip: the swizzle region is"), std::string::npos) << k.error().message;
+}
+
+TEST(KernelSourceParse, DefaultGridCommentForms) {
+  auto grid_of = [&](const std::string& line) {
+    auto k = KernelSource::parse(line + "\n// swizzleperf:begin\n" + kRegion + "// swizzleperf:end\n");
+    EXPECT_TRUE(k) << line;
+    return k ? k->default_grid() : std::nullopt;
+  };
+  auto g = grid_of("// swizzleperf:default-grid 64x128");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->m, 64u);
+  EXPECT_EQ(g->n, 128u);
+  g = grid_of("  //swizzleperf:default-grid   3 X 5   (tiles)");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->m, 3u);
+  EXPECT_EQ(g->n, 5u);
+  g = grid_of("// swizzleperf:default-grid 1x10000000");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->num_pids(), 10000000u);
+  EXPECT_FALSE(grid_of("// swizzleperf:default-grid 123456789x2"));  // 9 digits
+  EXPECT_FALSE(grid_of("// swizzleperf:default-grid 0x4"));
+  EXPECT_FALSE(grid_of("// swizzleperf:default-grid 4x4y"));
+  EXPECT_FALSE(grid_of("// swizzleperf:default-grids 4x4"));
+  EXPECT_FALSE(grid_of("// swizzleperf:default-grid " + std::string(100000, ' ')));
+}
+
+TEST(ParseTileGrid, AcceptsUpToA32BitPidCountAndNamesTheLimitBeyond) {
+  auto g = parse_tile_grid("65536x65535");
+  ASSERT_TRUE(g) << g.error().message;
+  EXPECT_EQ(g->num_pids(), 4294901760u);
+  auto over = parse_tile_grid("65536x65537");
+  ASSERT_FALSE(over);
+  EXPECT_NE(over.error().message.find("4,295,032,832 tiles"), std::string::npos) << over.error().message;
+  EXPECT_NE(over.error().message.find("4,294,967,295"), std::string::npos) << over.error().message;
+  for (const char* bad : {"", "x", "4x", "x4", "0x4", "4x0", "-1x4", "+4x4", "4 x4", "4x4x4", "99999999999999999999x1", "axb"})
+    EXPECT_FALSE(parse_tile_grid(bad)) << bad;
+  EXPECT_TRUE(parse_tile_grid("7X5"));
 }
 
 TEST(KernelSourceParse, IncludeOutsideTheRegionIsFine) {
@@ -121,6 +190,18 @@ TEST(KernelSourceLoad, MissingFileAndDirectory) {
   auto d = KernelSource::load(dir.path());
   ASSERT_FALSE(d);
   EXPECT_NE(d.error().message.find("is a directory"), std::string::npos);
+}
+
+TEST(KernelSourceLoad, AFileOverTheSizeLimitIsRefusedWithTheLimit) {
+  test::TempDir dir;
+  const auto path = dir / "huge.hip";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << std::string(kMaxKernelFileBytes + 1, '\n');
+  }
+  auto k = KernelSource::load(path);
+  ASSERT_FALSE(k);
+  EXPECT_NE(k.error().message.find("the limit is 16,777,216"), std::string::npos) << k.error().message;
 }
 
 TEST(KernelSourceLoad, LoadsFromDisk) {

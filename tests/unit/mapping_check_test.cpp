@@ -25,8 +25,8 @@ HardwareProfile rr_profile(int dies) {
   return h;
 }
 
-std::vector<std::int64_t> identity(unsigned n) {
-  std::vector<std::int64_t> v(n);
+std::vector<std::uint32_t> identity(unsigned n) {
+  std::vector<std::uint32_t> v(n);
   std::iota(v.begin(), v.end(), 0);
   return v;
 }
@@ -52,7 +52,7 @@ TEST(AnalyseMapping, IdentityIsBijective) {
 
 TEST(AnalyseMapping, HalfPidCollidesAndMisses) {
   const TileGrid g{2, 4};
-  std::vector<std::int64_t> m;
+  std::vector<std::uint32_t> m;
   for (unsigned p = 0; p < 8; ++p) m.push_back(p / 2);
   auto c = analyse_mapping(g, m, rr_profile(1));
   EXPECT_FALSE(c.bijective);
@@ -66,7 +66,7 @@ TEST(AnalyseMapping, HalfPidCollidesAndMisses) {
 
 TEST(AnalyseMapping, CollisionListIsBoundedButTotalsAreNot) {
   const TileGrid g{64, 64};
-  std::vector<std::int64_t> m(4096, 0);  // every pid to tile 0
+  std::vector<std::uint32_t> m(4096, 0);  // every pid to tile 0
   auto c = analyse_mapping(g, m, rr_profile(1));
   EXPECT_EQ(c.collisions, 4095u);
   EXPECT_EQ(c.missing, 4095u);
@@ -77,7 +77,7 @@ TEST(AnalyseMapping, CollisionListIsBoundedButTotalsAreNot) {
 
 TEST(AnalyseMapping, OutOfRangeValues) {
   const TileGrid g{2, 4};
-  std::vector<std::int64_t> m = identity(8);
+  std::vector<std::uint32_t> m = identity(8);
   m[2] = -1;
   m[6] = 8;
   auto c = analyse_mapping(g, m, rr_profile(1));
@@ -111,7 +111,7 @@ TEST(AnalyseMapping, IdentityUnderEightDieRoundRobin) {
 TEST(AnalyseMapping, DieContiguousMappingUnderEightDies) {
   // pid p runs on die p % 8; give die d the whole tile row d.
   const TileGrid g{8, 8};
-  std::vector<std::int64_t> m(64);
+  std::vector<std::uint32_t> m(64);
   for (unsigned p = 0; p < 64; ++p) m[p] = (p % 8) * 8 + p / 8;
   auto c = analyse_mapping(g, m, rr_profile(8));
   ASSERT_TRUE(c.bijective);

@@ -85,6 +85,28 @@ TEST(SuiteRowFrom, BaselineAgainstBest) {
   EXPECT_EQ(r.speedup, 1.25);
 }
 
+// The bound is dropped where a measured rate beats it (it read "ideal below the
+// baseline" and "205 % captured" on the H100), and headroom stays in [0, 1].
+TEST(SuiteRowFrom, ABoundBelowAMeasuredRateIsDroppedWithANote) {
+  OptimizeSummary s = sample_summary();
+  s.history.baseline->metrics->l2_hit_pct = 95.0;  // above the 90 % bound
+  const auto r = suite_row_from(s, 1.0);
+  EXPECT_FALSE(r.ideal_l2.has_value());
+  EXPECT_FALSE(r.headroom_captured.has_value());
+  EXPECT_NE(r.headroom_note.find("below a measured hit rate"), std::string::npos) << r.headroom_note;
+}
+
+TEST(SuiteRowFrom, HeadroomIsZeroWhenTheBestLowersTheHitRate) {
+  OptimizeSummary s = sample_summary();
+  for (auto& a : s.history.attempts)
+    if (a.metrics && a.metrics->l2_hit_pct) a.metrics->l2_hit_pct = 40.0;  // below the 50 % baseline
+  const auto r = suite_row_from(s, 1.0);
+  ASSERT_TRUE(r.best_l2.has_value());
+  EXPECT_DOUBLE_EQ(*r.best_l2, 40.0);
+  ASSERT_TRUE(r.headroom_captured.has_value());
+  EXPECT_DOUBLE_EQ(*r.headroom_captured, 0.0);
+}
+
 TEST(SuiteRowFrom, NothingValidated) {
   OptimizeSummary s = sample_summary();
   s.history.attempts.erase(s.history.attempts.begin());

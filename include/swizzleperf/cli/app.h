@@ -23,8 +23,11 @@ inline constexpr int kExitInterrupted = 130;
 const std::vector<Command>& commands();
 int run_app(int argc, char** argv);
 
-// "swizzleperf: error: <message>" on stderr; returns kExitError.
+// "swizzleperf: error: <message>" on stderr; returns kExitError. When the command
+// was given --json (set_json_errors), also {"ok": false, "error": ..., "exit_code": 2}
+// on stdout, so that --json is JSON on stdout on every path.
 int report_error(const std::string& message);
+void set_json_errors(bool on);
 // Closest subcommand name within edit distance 3, or "".
 std::string suggest_command(const std::string& typed);
 

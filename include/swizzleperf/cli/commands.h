@@ -25,9 +25,10 @@ int cmd_probe(const std::vector<std::string>& args);
 int cmd_gate(const std::vector<std::string>& args);
 int cmd_compare(const std::vector<std::string>& args);
 
-// optimize on a machine with no GPU: host mapping analysis of the candidates.
+// optimize on a machine with no GPU: host mapping analysis of the candidates, as a
+// table (or JSON on stdout with `json`), then exit 2: nothing was measured.
 int host_only_analysis(const KernelSource& kernel, const std::string& arch, const std::string& host_cxx,
-                       const std::string& why);
+                       const std::string& why, bool json);
 
 // Option groups reused by several subcommands.
 void add_backend_options(cxxopts::Options& o);
@@ -52,11 +53,14 @@ bool objective_options_from(const cxxopts::ParseResult& r, Objective& objective,
 std::optional<int> parse_command(cxxopts::Options& o, const std::vector<std::string>& args, const std::string& command,
                                  const std::vector<std::string>& help_groups, cxxopts::ParseResult& out);
 
+// Every option a command defines among the shared ones (run, backend, proposer,
+// objective), checked against its range or its list of values, with or without a
+// GPU and before any work: "" when all hold, else the one-line message.
+std::string validate_options(const cxxopts::ParseResult& r);
+
 // "20261123-114900": UTC now, for default run-dir names.
 std::string utc_stamp();
 
-// "MxN" -> grid; false on bad input.
-bool parse_grid(const std::string& s, unsigned& m, unsigned& n);
 // "a,b,c" -> ints; false on bad input.
 bool parse_int_list(const std::string& s, std::vector<int>& out);
 

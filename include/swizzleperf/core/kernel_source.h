@@ -4,6 +4,7 @@
 // splice() rebuilds the file with a new region and everything else untouched.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -13,11 +14,32 @@
 
 namespace swz {
 
+// A logical tile grid. The contract numbers pids with a 32-bit `unsigned`, so a
+// grid the tool accepts has at most kMaxGridPids tiles (parse_tile_grid and every
+// reader of a grid refuse more); num_pids() is 64-bit so that refusing can be done
+// without overflowing first.
 struct TileGrid {
   unsigned m = 0;  // tile rows
   unsigned n = 0;  // tile columns
-  unsigned num_pids() const { return m * n; }
+  std::uint64_t num_pids() const { return static_cast<std::uint64_t>(m) * n; }
 };
+
+// The most tiles a grid may have: pids are 32-bit and num_pids is itself passed as
+// an `unsigned`, so 2^32 - 1.
+inline constexpr std::uint64_t kMaxGridPids = 0xffffffffull;
+// The most bytes a swizzle region may have. A swizzle is a few lines of integer
+// arithmetic; anything near this size is not one, and refusing it keeps every
+// scanner of region text cheap whatever it is fed.
+inline constexpr std::size_t kMaxRegionBytes = 64 * 1024;
+// The most bytes a kernel file may have (the harness-based programs are tens of KB).
+inline constexpr std::size_t kMaxKernelFileBytes = 16u << 20;
+
+// "MxN" (or "MXN") with 1 <= M, N and M*N <= kMaxGridPids; the Error says which
+// rule failed. Digits only: no sign, no spaces, no leading '+'.
+Result<TileGrid> parse_tile_grid(std::string_view text);
+// The same rules for numbers read elsewhere (a program's info): m and n at least 1,
+// m*n at most kMaxGridPids. `what` starts the Error ("the program's info grid").
+Result<TileGrid> make_tile_grid(long long m, long long n, const std::string& what);
 
 class KernelSource {
  public:
@@ -34,6 +56,10 @@ class KernelSource {
   Result<std::string> splice(std::string_view new_region) const;
   // From a `// swizzleperf:default-grid MxN` comment, if present.
   std::optional<TileGrid> default_grid() const { return default_grid_; }
+  // How many numbers the program's size takes, read from a harness program's
+  // `default_size() ... { return {a, b, c}; }` without building it (so `--size`
+  // is checked on a machine with no compiler or GPU); nullopt when not found.
+  std::optional<std::size_t> declared_size_arity() const;
 
  private:
   std::filesystem::path path_;
@@ -43,8 +69,10 @@ class KernelSource {
   std::optional<TileGrid> default_grid_;
 };
 
-// Checks that a region is acceptable on its own: defines swizzle_pid, no markers,
-// no preprocessor includes (the region must stay plain arithmetic).
+// Checks that a region is acceptable on its own: at most kMaxRegionBytes, defines
+// swizzle_pid, no markers, no preprocessor includes (the region must stay plain
+// arithmetic). A linear scan with no recursion, for any bytes. The full check of
+// what a region may contain is region_validator's; callers run that too.
 Status validate_region(std::string_view region);
 
 // Unified diff (3 lines of context) from a to b; empty when equal.

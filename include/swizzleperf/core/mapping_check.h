@@ -56,6 +56,12 @@ struct MappingCheckOptions {
   bool unsafe_skip_region_validator_for_tests = false;
 };
 
+// The most tiles one grid may have for the host check: the evaluator streams 4
+// bytes a pid and the analysis keeps a few words a tile, so 2^26 tiles cost about
+// 1 GiB of the tool's memory at most. A larger grid is refused with one line that
+// says this limit (check a smaller grid of the same shape with --grid).
+inline constexpr std::uint64_t kMaxCheckedPids = 1ull << 26;
+
 // Ragged grids around the main one (and a few fixed odd shapes), so a pattern
 // that only works when the tile count divides the die count is caught.
 std::vector<TileGrid> ragged_grids(TileGrid main);
@@ -65,7 +71,9 @@ Result<MappingReport> check_mapping(const std::string& region, const std::vector
                                     ProcessRunner& runner);
 
 // Pure analysis of a pid -> tile mapping (used by check_mapping; tested directly).
-GridCheck analyse_mapping(TileGrid grid, const std::vector<std::int64_t>& mapping,
+// A pid whose value is >= num_pids, or which the table lacks (short table), is
+// out of range.
+GridCheck analyse_mapping(TileGrid grid, const std::vector<std::uint32_t>& mapping,
                           const HardwareProfile& hw);
 
 }  // namespace swz

@@ -29,6 +29,7 @@ struct ProcessResult {
   int term_signal = 0;       // non-zero when killed by a signal
   bool timed_out = false;    // killed by us after the timeout
   bool interrupted = false;  // killed by us because the user pressed Ctrl-C
+  bool truncated = false;    // output beyond spec.max_capture_bytes was dropped: out/err are incomplete
   std::string out;
   std::string err;
   double seconds = 0;

@@ -32,6 +32,8 @@ struct LlmOptions {
 };
 
 inline constexpr const char* kDefaultLlmBaseUrl = "https://api.openai.com/v1";
+// The most bytes of one reply body read; a larger one is refused with one line.
+inline constexpr std::size_t kMaxReplyBytes = 8u << 20;
 
 // The option, else $OPENAI_BASE_URL, else kDefaultLlmBaseUrl; trailing '/' removed.
 std::string resolve_base_url(const LlmOptions& options);
@@ -88,6 +90,12 @@ class ChatClient {
   // Error::fatal for 401/403 (and 404: wrong base URL or model). `failure`,
   // when given, is filled on every Error.
   Result<ChatReply> complete(const ChatRequest& request, ChatFailure* failure = nullptr);
+
+  // One short chat request, no retries, at most 30 s: does the endpoint answer with a
+  // well-formed completion? Run once before a run spends GPU time, so a closed port,
+  // a server that answers 501 or garbage, a wrong model or key stop the run at once
+  // with one line instead of failing every attempt.
+  Status check_endpoint() const;
 
   // The JSON body complete() would send (no key in it), for saving and tests.
   nlohmann::json request_body(const ChatRequest& request) const;

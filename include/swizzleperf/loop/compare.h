@@ -37,6 +37,7 @@ struct Comparison {
   CompareThresholds thresholds;
   std::vector<KernelComparison> kernels;  // OLD's order, then kernels only in NEW
   int regressions() const;
+  int in_both() const;  // kernels present in OLD and NEW (what was compared)
 };
 
 Comparison compare_results(const ResultSet& old_set, const ResultSet& new_set, const CompareThresholds& t);

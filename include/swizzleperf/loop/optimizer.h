@@ -43,6 +43,10 @@ struct OptimizeSummary {
                                       // speedup it holds the original kernel; empty when none written
   bool interrupted = false;
   bool improved() const;              // best beats the baseline's L2 hit rate or time
+  // Why the run judged no candidate at all ("" when it judged at least one): every
+  // proposal failed (e.g. the LLM stopped answering) or the proposer had nothing to
+  // propose. Such a run measured nothing it was asked to: optimize and suite exit 2.
+  std::string unmeasured() const;
 };
 
 // One attempt's evaluation: used for the baseline (identity region) and candidates.
@@ -54,8 +58,9 @@ class Optimizer {
  private:
   Status prepare();
   Status measure_baseline();
-  // grid_, kernel_regex_ and dump_tol_ from the program's info in the history's config.
-  void read_program_info();
+  // grid_, kernel_regex_, dump_tol_ and the profile window from the program's info in
+  // the history's config; an Error when its grid is not one (see make_tile_grid).
+  Status read_program_info();
   std::filesystem::path attempt_dir(int iteration) const;  // run_dir/iter-NNN
   Attempt evaluate(int iteration, const Proposal& proposal, const std::filesystem::path& dir);
   bool finish_attempt_stages(Attempt& a, const std::filesystem::path& dir, const std::filesystem::path& exe);
@@ -66,6 +71,7 @@ class Optimizer {
                                               const std::filesystem::path& exe);
   Status save();
   void update_best();
+  std::string environment_failure_;  // set when the machine, not a candidate, failed an attempt (disk full)
   // Interleaved re-check against the baseline binary for a candidate that could
   // become best under the objective; sets speedup, its interval and significant.
   void recheck_speed(Attempt& a, const std::filesystem::path& exe);

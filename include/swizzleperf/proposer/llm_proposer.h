@@ -34,6 +34,8 @@ class LlmProposer final : public Proposer {
 
   std::string name() const override { return "llm"; }
   Result<Proposal> propose(const ProposalContext& context) override;
+  // The endpoint answers one short chat request (ChatClient::check_endpoint).
+  Status check_ready() override;
 
   // What the next propose() would send, as text, without any network call
   // (for --dump-prompt). The memory analysis comes from the run directory's

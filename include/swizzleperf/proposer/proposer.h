@@ -44,6 +44,9 @@ class Proposer {
   // Error::fatal (e.g. the API key was refused), which stops the run cleanly.
   // An Error with message "exhausted" (see kExhausted) means nothing new is left.
   virtual Result<Proposal> propose(const ProposalContext& context) = 0;
+  // Called once before a run spends GPU time: can this proposer propose at all (the
+  // LLM's endpoint answers)? An Error stops the run with one line (exit 2).
+  virtual Status check_ready() { return ok_status(); }
   // The proposals propose(context) is likely to return now and next, in order, at most
   // k (the loop builds them ahead of time, before it asks propose()). A hint only: the
   // loop still asks propose() for each, and a wrong guess costs only an unused build.

@@ -1,0 +1,254 @@
+// End-to-end: what a new user meets in the first hour, away from the happy path.
+// Every case runs the real binary in a temp dir and holds it to the contract of
+// docs/reliability.md: one `swizzleperf: error:` line naming the cause, the
+// documented exit code (a run that could not measure what it was asked to never
+// exits 0), JSON on stdout under --json, and nothing half-written left behind.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/fixtures.h"
+
+namespace swz::test {
+namespace {
+
+// gemm.hip with its region replaced (and, optionally, its default-grid comment).
+fs::path kernel_with_region(const TempDir& tmp, const std::string& name, const std::string& region,
+                            const std::string& grid = "") {
+  auto text = read_text(source_dir() / "kernels" / "gemm.hip");
+  const auto b = text.find("// swizzleperf:begin\n");
+  const auto e = text.find("// swizzleperf:end");
+  text = text.substr(0, b + 21) + region + text.substr(e);
+  if (!grid.empty()) {
+    const auto g = text.find("// swizzleperf:default-grid ");
+    const auto nl = text.find('\n', g);
+    text.replace(g, nl - g, "// swizzleperf:default-grid " + grid);
+  }
+  const auto path = tmp / (name + ".hip");
+  write_text(path, text);
+  return path;
+}
+
+const std::string kIdentity = "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n  return pid;\n}\n";
+
+// One error line, on stderr, with the prefix, and the exit code.
+void expect_one_error(const CliRun& r, int code, const std::string& part) {
+  EXPECT_EQ(r.exit_code, code) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "swizzleperf: error: ")) << r.err;
+  EXPECT_TRUE(has(r.err, part)) << "wanted '" << part << "' in: " << r.err;
+}
+
+// ---- crashes -------------------------------------------------------------------------
+
+TEST(NewcomerE2E, ThirtyKilobytesOfWhitespaceInARegionIsScannedNotACrash) {
+  TempDir tmp;
+  const std::string region = "SWZ_HD unsigned swizzle_pid" + std::string(30 * 1024, ' ') +
+                             "(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n  return pid;\n}\n";
+  const auto k = kernel_with_region(tmp, "ws", region);
+  auto r = run_cli({"check", k.string(), "--arch", "sm_90"}, tmp.path());
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "PASS")) << r.out;
+}
+
+TEST(NewcomerE2E, ARegionOverTheSizeLimitIsRefusedWithTheLimit) {
+  TempDir tmp;
+  const auto k = kernel_with_region(tmp, "big", kIdentity + "// " + std::string(70 * 1024, 'x') + "\n");
+  expect_one_error(run_cli({"check", k.string()}, tmp.path()), 2, "the limit is 65,536");
+  expect_one_error(run_cli({"build", k.string(), "-o", (tmp / "out").string()}, tmp.path()), 2, "the limit is 65,536");
+}
+
+TEST(NewcomerE2E, AGridBeyondA32BitPidIsRefusedNamingTheLimit) {
+  TempDir tmp;
+  const auto gemm = (source_dir() / "kernels" / "gemm.hip").string();
+  auto r = run_cli({"check", gemm, "--grid", "65536x65537"}, tmp.path());
+  expect_one_error(r, 2, "4,295,032,832 tiles: a 32-bit pid numbers at most 4,294,967,295");
+  expect_one_error(run_cli({"check", gemm, "--grid", "10000x10000"}, tmp.path()), 2, "at most 67108864 (2^26)");
+  expect_one_error(run_cli({"check", gemm, "--grid", "-3x4"}, tmp.path()), 2, "--grid");
+}
+
+// 10 M tiles once came back "NOT a bijection": the evaluator's output was cut at the
+// capture limit and the cut read as missing tiles.
+TEST(NewcomerE2E, TenMillionTilesOfTheIdentityAreABijection) {
+  TempDir tmp;
+  const auto k = kernel_with_region(tmp, "tall", kIdentity, "1x10000000");
+  auto r = run_cli({"check", k.string(), "--arch", "sm_90"}, tmp.path(), {}, 300);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "PASS")) << r.out;
+  EXPECT_FALSE(has(r.out, "NOT a bijection")) << r.out;
+}
+
+TEST(NewcomerE2E, AnIncludeInARegionIsAFailedCheckExitOne) {
+  TempDir tmp;
+  const auto k = kernel_with_region(tmp, "inc", "#include <cstdlib>\n" + kIdentity);
+  auto r = run_cli({"check", k.string()}, tmp.path());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "FAIL " + k.string() + ": swizzle region rejected")) << r.out;
+}
+
+TEST(NewcomerE2E, AHangingRegionIsStoppedAtCheckTimeout) {
+  TempDir tmp;
+  const auto k = kernel_with_region(
+      tmp, "spin", "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n"
+                   "  unsigned x = pid;\n  while (x == x) { x = x + 1; }\n  return x;\n}\n");
+  auto r = run_cli({"check", k.string(), "--check-timeout", "2"}, tmp.path(), {}, 60);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "--check-timeout")) << r.out;
+  expect_one_error(run_cli({"check", k.string(), "--check-timeout", "0"}, tmp.path()), 2, "--check-timeout");
+}
+
+// ---- options --------------------------------------------------------------------------
+
+TEST(NewcomerE2E, EveryBadOptionValueIsOneLineExitTwoWithOrWithoutAGpu) {
+  TempDir tmp;
+  const auto gemm = (source_dir() / "kernels" / "gemm.hip").string();
+  struct Case {
+    std::vector<std::string> args;
+    std::string part;
+  };
+  const std::vector<Case> cases = {
+      {{"optimize", gemm, "--warmup", "-5"}, "--warmup -5: use 0..10000"},
+      {{"optimize", gemm, "--iterations", "0"}, "--iterations 0: use 1..1000"},
+      {{"optimize", gemm, "--reps", "0"}, "--reps 0"},
+      {{"optimize", gemm, "--proposer", "magic"}, "--proposer 'magic' is not one of: auto, builtin, llm"},
+      {{"optimize", gemm, "--backend", "tpu"}, "--backend 'tpu' is not one of"},
+      {{"optimize", gemm, "--context", "partial"}, "--context 'partial'"},
+      {{"optimize", gemm, "--objective", "speed"}, "--objective 'speed'"},
+      {{"optimize", gemm, "--run-timeout", "-1"}, "--run-timeout -1"},
+      {{"optimize", gemm, "--build-jobs", "-2"}, "--build-jobs -2"},
+      {{"optimize", gemm, "--temperature", "9"}, "--temperature 9"},
+      {{"optimize", gemm, "--size", "1,x"}, "--size '1,x'"},
+      {{"optimize", gemm, (tmp / "b.hip").string()}, "unexpected argument"},
+      {{"suite", "--iterations", "-1"}, "--iterations -1: use 1..1000"},
+      {{"suite", gemm, "--reps", "0"}, "--reps 0"},
+      {{"gate", gemm, "--warmup", "-1"}, "--warmup -1"},
+      {{"check", gemm, "--dies", "-4"}, "--dies -4"},
+      {{"build", gemm, "--build-timeout", "0"}, "--build-timeout 0"},
+      {{"compare", "a.json", "b.json", "c.json"}, "unexpected argument 'c.json'"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.args[0] + " " + c.part);
+    auto r = run_cli(c.args, tmp.path());
+    expect_one_error(r, 2, c.part);
+    EXPECT_FALSE(fs::exists(tmp / "runs")) << "a refused command wrote a run dir";
+  }
+}
+
+TEST(NewcomerE2E, ASizeOfTheWrongArityIsRefusedWithoutAGpu) {
+  TempDir tmp;
+  const auto gemm = (source_dir() / "kernels" / "gemm.hip").string();
+  // No GPU here: auto finds none, yet the size is checked against the kernel's default_size().
+  auto r = run_cli({"optimize", gemm, "--size", "1,2", "--nvcc", "/nonexistent/nvcc"}, tmp.path());
+  expect_one_error(r, 2, "--size has 2 value(s);");
+  EXPECT_TRUE(has(r.err, "takes 3")) << r.err;
+}
+
+TEST(NewcomerE2E, OptimizeWithoutAGpuSaysSoExitsTwoAndJsonIsJson) {
+  TempDir tmp;
+  const auto gemm = (source_dir() / "kernels" / "gemm.hip").string();
+  auto text = run_cli({"optimize", gemm, "--nvcc", "/nonexistent/nvcc"}, tmp.path(), {}, 300);
+  expect_one_error(text, 2, "nothing was measured");
+  EXPECT_TRUE(has(text.out, "pattern")) << text.out;  // the host check still ran
+  auto json = run_cli({"optimize", gemm, "--nvcc", "/nonexistent/nvcc", "--json"}, tmp.path(), {}, 300);
+  EXPECT_EQ(json.exit_code, 2) << json.err;
+  auto j = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << "stdout is not JSON: " << json.out;
+  EXPECT_EQ(j["measured"], false);
+  EXPECT_EQ(j["ok"], false);
+  EXPECT_GE(j["candidates"].size(), 2u);
+  // An error before any work under --json is JSON too.
+  auto bad = run_cli({"optimize", (tmp / "missing.hip").string(), "--json"}, tmp.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  auto e = nlohmann::json::parse(bad.out, nullptr, false);
+  ASSERT_FALSE(e.is_discarded()) << bad.out;
+  EXPECT_EQ(e["ok"], false);
+  EXPECT_TRUE(has(e["error"].get<std::string>(), "missing.hip"));
+}
+
+TEST(NewcomerE2E, DumpPromptShowsTheObjectiveTheRunWouldUse) {
+  TempDir tmp;
+  const auto gemm = (source_dir() / "kernels" / "gemm.hip").string();
+  auto time = run_cli({"optimize", gemm, "--proposer", "llm", "--base-url", "http://127.0.0.1:1/v1", "--dump-prompt"}, tmp.path());
+  auto l2 = run_cli({"optimize", gemm, "--proposer", "llm", "--base-url", "http://127.0.0.1:1/v1", "--dump-prompt",
+                     "--objective", "l2"},
+                    tmp.path());
+  ASSERT_EQ(time.exit_code, 0) << time.err;
+  ASSERT_EQ(l2.exit_code, 0) << l2.err;
+  const auto time_rule = read_text(source_dir() / "prompts" / "objective_time.txt");
+  const auto l2_rule = read_text(source_dir() / "prompts" / "objective_l2.txt");
+  const auto first_line = [](const std::string& t) { return t.substr(0, t.find('\n')); };
+  EXPECT_TRUE(has(time.out, first_line(time_rule))) << time.out;
+  EXPECT_FALSE(has(time.out, first_line(l2_rule)));
+  EXPECT_TRUE(has(l2.out, first_line(l2_rule))) << l2.out;
+}
+
+// ---- set-ups that cannot measure --------------------------------------------------------
+
+TEST(NewcomerE2E, ASuiteWithNoProfilerExitsTwoAndWritesNothing) {
+  TempDir tmp;
+  auto r = run_cli({"suite", (source_dir() / "kernels" / "gemm.hip").string(), "--backend", "cuda", "--nvcc",
+                    (fake_dir() / "fake_nvcc").string(), "--ncu", "/nonexistent/ncu", "--out", (tmp / "suite").string()},
+                   tmp.path());
+  expect_one_error(r, 2, "ncu (Nsight Compute) not found");
+  EXPECT_FALSE(fs::exists(tmp / "suite"));
+}
+
+TEST(NewcomerE2E, GateRefusingLeavesNoRunDirBehind) {
+  TempDir tmp;
+  auto r = run_cli({"gate", (source_dir() / "kernels" / "gemm.hip").string(), "--backend", "cuda", "--nvcc",
+                    (fake_dir() / "fake_nvcc").string(), "--ncu", "/nonexistent/ncu"},
+                   tmp.path());
+  expect_one_error(r, 2, "ncu");
+  EXPECT_FALSE(fs::exists(tmp / "runs"));
+}
+
+TEST(NewcomerE2E, BuildOntoADirectoryNamesTheDirectory) {
+  TempDir tmp;
+  fs::create_directories(tmp / "outdir");
+  auto r = run_cli({"build", (source_dir() / "kernels" / "gemm.hip").string(), "--backend", "cuda", "--nvcc",
+                    (fake_dir() / "fake_nvcc").string(), "-o", (tmp / "outdir").string()},
+                   tmp.path());
+  expect_one_error(r, 2, "is a directory");
+}
+
+// A resumed run whose history holds a region over the limit is refused with the
+// reason: it once crashed on every resume.
+TEST(NewcomerE2E, ResumingAHistoryWithAHugeRegionIsRefusedNotCrashed) {
+  TempDir tmp;
+  const auto kernel = copy_kernel(tmp, "gemm");
+  auto first = run_cli(fake_optimize_args(kernel, tmp / "run", 1), tmp.path(), {}, 300);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  auto h = nlohmann::json::parse(read_text(tmp / "run" / "history.json"));
+  ASSERT_TRUE(h.contains("baseline"));
+  h["baseline"]["region"] = "SWZ_HD unsigned swizzle_pid" + std::string(100 * 1024, ' ') +
+                            "(unsigned pid, unsigned num_pids, SwizzleGrid grid) { return pid; }\n";
+  write_text(tmp / "run" / "history.json", h.dump());
+  auto r = run_cli({"optimize", "--resume", (tmp / "run").string(), "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu",
+                    (fake_dir() / "fake_ncu").string()},
+                   tmp.path(), {}, 120);
+  expect_one_error(r, 2, "the limit is 65,536");
+}
+
+// ---- compare ---------------------------------------------------------------------------
+
+nlohmann::json result_on(const std::string& device, const std::string& kernel) {
+  return {{"kind", "optimize"}, {"kernel", kernel}, {"device", device},
+          {"baseline", {{"l2_hit_pct", 50.0}, {"median_ms", 2.0}}},
+          {"best", {{"l2_hit_pct", 60.0}, {"median_ms", 1.8}, {"pattern", "grouped"}}}};
+}
+
+TEST(NewcomerE2E, CompareRefusesNothingInCommonAndOtherDevices) {
+  TempDir tmp;
+  write_text(tmp / "a.json", result_on("NVIDIA H100 80GB HBM3", "gemm").dump());
+  write_text(tmp / "b.json", result_on("NVIDIA H100 80GB HBM3", "softmax").dump());
+  write_text(tmp / "c.json", result_on("AMD Instinct MI300X", "gemm").dump());
+  auto none = run_cli({"compare", (tmp / "a.json").string(), (tmp / "b.json").string()}, tmp.path());
+  expect_one_error(none, 2, "no kernel in common");
+  EXPECT_FALSE(has(none.out, "no regression")) << none.out;
+  auto other = run_cli({"compare", (tmp / "a.json").string(), (tmp / "c.json").string()}, tmp.path());
+  expect_one_error(other, 2, "--allow-other-device");
+  auto allowed = run_cli({"compare", (tmp / "a.json").string(), (tmp / "c.json").string(), "--allow-other-device"}, tmp.path());
+  EXPECT_NE(allowed.exit_code, 2) << allowed.err;
+}
+
+}  // namespace
+}  // namespace swz::test
