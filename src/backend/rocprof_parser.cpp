@@ -6,11 +6,12 @@
 #include <charconv>
 #include <cstdint>
 #include <map>
-#include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "swizzleperf/core/csv.h"
+#include "swizzleperf/core/name_pattern.h"
 
 namespace swz {
 
@@ -83,13 +84,15 @@ Result<Metrics> parse_rocprof_counters_text(std::string_view csv, std::string_vi
   const auto c_start = column(header, "Start_Timestamp");
   const auto c_end = column(header, "End_Timestamp");
 
-  std::optional<std::regex> re;
+  // The kernel names and the pattern are untrusted: NamePattern, not std::regex,
+  // which backtracks and recurses without bound.
+  std::optional<NamePattern> re;
   if (!kernel_regex.empty()) {
-    try {
-      re.emplace(std::string(kernel_regex));
-    } catch (const std::regex_error& e) {
-      return Error{"invalid kernel regex '" + std::string(kernel_regex) + "': " + e.what()};
+    auto compiled = NamePattern::compile(kernel_regex);
+    if (!compiled) {
+      return Error{"invalid kernel regex '" + std::string(kernel_regex) + "': " + compiled.error().message};
     }
+    re.emplace(std::move(compiled).value());
   }
 
   std::vector<std::string> order;        // dispatch ids as first seen
@@ -102,7 +105,7 @@ Result<Metrics> parse_rocprof_counters_text(std::string_view csv, std::string_vi
     if (std::find(kernels_seen.begin(), kernels_seen.end(), kernel) == kernels_seen.end()) {
       kernels_seen.push_back(kernel);
     }
-    if (re && !std::regex_search(kernel, *re)) continue;
+    if (re && !re->search(kernel)) continue;
 
     const std::string& counter = f[c_counter];
     auto value = parse_number(f[c_value]);

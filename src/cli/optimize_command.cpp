@@ -45,6 +45,10 @@ int cmd_optimize(const std::vector<std::string>& args) {
     auto h = load_history(std::filesystem::path(resume) / "history.json");
     if (!h) return report_error(h.error().message);
     previous = h.value();
+    // Before anything else runs (the LLM endpoint check included): a history holding a
+    // rejected or oversized region is refused with its reason.
+    if (auto st = check_recorded_regions(previous); !st)
+      return report_error((std::filesystem::path(resume) / "history.json").string() + ": " + st.error().message);
     opt.resume = true;
     opt.run_dir = resume;
     opt.kernel = r.count("kernel") ? std::filesystem::path(r["kernel"].as<std::string>()) : std::filesystem::path(previous.kernel_path);

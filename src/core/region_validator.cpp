@@ -32,6 +32,7 @@
 // A rejection unwinds the parser through an internal exception (Reject), caught
 // in Parser::run(); it never leaves this file: the API returns values.
 #include "swizzleperf/core/region_validator.h"
+#include "swizzleperf/core/kernel_source.h"
 
 #include <algorithm>
 #include <cctype>
@@ -949,6 +950,7 @@ class Parser {
 
 std::string RegionVerdict::message() const {
   if (ok) return {};
+  if (line == 0) return reason;  // about the whole region (its size), not a token
   return "line " + std::to_string(line) + ": '" + token + "': " + reason;
 }
 
@@ -961,6 +963,10 @@ RegionVerdict validate_region_code(std::string_view code) {
     v.reason = r.reason;
     return v;
   };
+  // First the size: every later stage is linear, but a region this large is no swizzle.
+  if (code.size() > kMaxRegionBytes)
+    return rejected({0, "", "the region is " + std::to_string(code.size()) + " bytes; the limit is " +
+                                std::to_string(kMaxRegionBytes / 1024) + " KiB (65,536 bytes): a swizzle is a few lines of integer arithmetic"});
   std::string stripped;
   if (auto r = raw_scan(code, stripped)) return rejected(*r);
   std::vector<Token> toks;

@@ -70,11 +70,12 @@ TEST(LlmOptimizeE2E, FiveIterationsWithFaultsKeepGoingAndNeverLeakTheKey) {
   EXPECT_EQ(a[4]["proposal"]["critique"].size(), 4u);
   // The aware prompt carried the hardware and the baseline bottleneck.
   const auto reqs = server.requests();
-  ASSERT_GE(reqs.size(), 7u);
-  const std::string opt_prompt = reqs[1].body;
+  ASSERT_GE(reqs.size(), 8u);
+  const std::string opt_prompt = reqs[2].body;  // [0] the endpoint check, [1] the memory analysis
   EXPECT_NE(opt_prompt.find("2 "), std::string::npos);
   EXPECT_NE(opt_prompt.find("L2"), std::string::npos);
-  EXPECT_EQ(reqs[1].header("authorization"), std::string("Bearer ") + kKey);
+  EXPECT_EQ(reqs[2].header("authorization"), std::string("Bearer ") + kKey);
+  EXPECT_EQ(reqs[0].header("authorization"), std::string("Bearer ") + kKey);
   // The key is nowhere in the run dir.
   for (const auto& e : fs::recursive_directory_iterator(tmp / "run")) {
     if (!e.is_regular_file() || e.file_size() > (64u << 20)) continue;

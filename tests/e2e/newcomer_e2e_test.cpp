@@ -13,7 +13,7 @@ namespace swz::test {
 namespace {
 
 // gemm.hip with its region replaced (and, optionally, its default-grid comment).
-fs::path kernel_with_region(const TempDir& tmp, const std::string& name, const std::string& region,
+fs::path gemm_with_region(const TempDir& tmp, const std::string& name, const std::string& region,
                             const std::string& grid = "") {
   auto text = read_text(source_dir() / "kernels" / "gemm.hip");
   const auto b = text.find("// swizzleperf:begin\n");
@@ -29,10 +29,10 @@ fs::path kernel_with_region(const TempDir& tmp, const std::string& name, const s
   return path;
 }
 
-const std::string kIdentity = "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n  return pid;\n}\n";
+const std::string kPlainIdentity = "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n  return pid;\n}\n";
 
 // One error line, on stderr, with the prefix, and the exit code.
-void expect_one_error(const CliRun& r, int code, const std::string& part) {
+void expect_error_line(const CliRun& r, int code, const std::string& part) {
   EXPECT_EQ(r.exit_code, code) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "swizzleperf: error: ")) << r.err;
   EXPECT_TRUE(has(r.err, part)) << "wanted '" << part << "' in: " << r.err;
@@ -44,7 +44,7 @@ TEST(NewcomerE2E, ThirtyKilobytesOfWhitespaceInARegionIsScannedNotACrash) {
   TempDir tmp;
   const std::string region = "SWZ_HD unsigned swizzle_pid" + std::string(30 * 1024, ' ') +
                              "(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n  return pid;\n}\n";
-  const auto k = kernel_with_region(tmp, "ws", region);
+  const auto k = gemm_with_region(tmp, "ws", region);
   auto r = run_cli({"check", k.string(), "--arch", "sm_90"}, tmp.path());
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(has(r.out, "PASS")) << r.out;
@@ -52,25 +52,25 @@ TEST(NewcomerE2E, ThirtyKilobytesOfWhitespaceInARegionIsScannedNotACrash) {
 
 TEST(NewcomerE2E, ARegionOverTheSizeLimitIsRefusedWithTheLimit) {
   TempDir tmp;
-  const auto k = kernel_with_region(tmp, "big", kIdentity + "// " + std::string(70 * 1024, 'x') + "\n");
-  expect_one_error(run_cli({"check", k.string()}, tmp.path()), 2, "the limit is 65,536");
-  expect_one_error(run_cli({"build", k.string(), "-o", (tmp / "out").string()}, tmp.path()), 2, "the limit is 65,536");
+  const auto k = gemm_with_region(tmp, "big", kPlainIdentity + "// " + std::string(70 * 1024, 'x') + "\n");
+  expect_error_line(run_cli({"check", k.string()}, tmp.path()), 2, "the limit is 65,536");
+  expect_error_line(run_cli({"build", k.string(), "-o", (tmp / "out").string()}, tmp.path()), 2, "the limit is 65,536");
 }
 
 TEST(NewcomerE2E, AGridBeyondA32BitPidIsRefusedNamingTheLimit) {
   TempDir tmp;
   const auto gemm = (source_dir() / "kernels" / "gemm.hip").string();
   auto r = run_cli({"check", gemm, "--grid", "65536x65537"}, tmp.path());
-  expect_one_error(r, 2, "4,295,032,832 tiles: a 32-bit pid numbers at most 4,294,967,295");
-  expect_one_error(run_cli({"check", gemm, "--grid", "10000x10000"}, tmp.path()), 2, "at most 67108864 (2^26)");
-  expect_one_error(run_cli({"check", gemm, "--grid", "-3x4"}, tmp.path()), 2, "--grid");
+  expect_error_line(r, 2, "4,295,032,832 tiles: a 32-bit pid numbers at most 4,294,967,295");
+  expect_error_line(run_cli({"check", gemm, "--grid", "10000x10000"}, tmp.path()), 2, "at most 67108864 (2^26)");
+  expect_error_line(run_cli({"check", gemm, "--grid", "-3x4"}, tmp.path()), 2, "--grid");
 }
 
 // 10 M tiles once came back "NOT a bijection": the evaluator's output was cut at the
 // capture limit and the cut read as missing tiles.
 TEST(NewcomerE2E, TenMillionTilesOfTheIdentityAreABijection) {
   TempDir tmp;
-  const auto k = kernel_with_region(tmp, "tall", kIdentity, "1x10000000");
+  const auto k = gemm_with_region(tmp, "tall", kPlainIdentity, "1x10000000");
   auto r = run_cli({"check", k.string(), "--arch", "sm_90"}, tmp.path(), {}, 300);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(has(r.out, "PASS")) << r.out;
@@ -79,7 +79,7 @@ TEST(NewcomerE2E, TenMillionTilesOfTheIdentityAreABijection) {
 
 TEST(NewcomerE2E, AnIncludeInARegionIsAFailedCheckExitOne) {
   TempDir tmp;
-  const auto k = kernel_with_region(tmp, "inc", "#include <cstdlib>\n" + kIdentity);
+  const auto k = gemm_with_region(tmp, "inc", "#include <cstdlib>\n" + kPlainIdentity);
   auto r = run_cli({"check", k.string()}, tmp.path());
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_TRUE(has(r.out, "FAIL " + k.string() + ": swizzle region rejected")) << r.out;
@@ -87,13 +87,13 @@ TEST(NewcomerE2E, AnIncludeInARegionIsAFailedCheckExitOne) {
 
 TEST(NewcomerE2E, AHangingRegionIsStoppedAtCheckTimeout) {
   TempDir tmp;
-  const auto k = kernel_with_region(
+  const auto k = gemm_with_region(
       tmp, "spin", "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n"
                    "  unsigned x = pid;\n  while (x == x) { x = x + 1; }\n  return x;\n}\n");
   auto r = run_cli({"check", k.string(), "--check-timeout", "2"}, tmp.path(), {}, 60);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_TRUE(has(r.out, "--check-timeout")) << r.out;
-  expect_one_error(run_cli({"check", k.string(), "--check-timeout", "0"}, tmp.path()), 2, "--check-timeout");
+  expect_error_line(run_cli({"check", k.string(), "--check-timeout", "0"}, tmp.path()), 2, "--check-timeout");
 }
 
 // ---- options --------------------------------------------------------------------------
@@ -123,12 +123,12 @@ TEST(NewcomerE2E, EveryBadOptionValueIsOneLineExitTwoWithOrWithoutAGpu) {
       {{"gate", gemm, "--warmup", "-1"}, "--warmup -1"},
       {{"check", gemm, "--dies", "-4"}, "--dies -4"},
       {{"build", gemm, "--build-timeout", "0"}, "--build-timeout 0"},
-      {{"compare", "a.json", "b.json", "c.json"}, "unexpected argument 'c.json'"},
+      {{"compare", "a.json", "b.json", "c.json"}, "compare needs exactly two results"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args[0] + " " + c.part);
     auto r = run_cli(c.args, tmp.path());
-    expect_one_error(r, 2, c.part);
+    expect_error_line(r, 2, c.part);
     EXPECT_FALSE(fs::exists(tmp / "runs")) << "a refused command wrote a run dir";
   }
 }
@@ -138,7 +138,7 @@ TEST(NewcomerE2E, ASizeOfTheWrongArityIsRefusedWithoutAGpu) {
   const auto gemm = (source_dir() / "kernels" / "gemm.hip").string();
   // No GPU here: auto finds none, yet the size is checked against the kernel's default_size().
   auto r = run_cli({"optimize", gemm, "--size", "1,2", "--nvcc", "/nonexistent/nvcc"}, tmp.path());
-  expect_one_error(r, 2, "--size has 2 value(s);");
+  expect_error_line(r, 2, "--size has 2 value(s);");
   EXPECT_TRUE(has(r.err, "takes 3")) << r.err;
 }
 
@@ -146,7 +146,7 @@ TEST(NewcomerE2E, OptimizeWithoutAGpuSaysSoExitsTwoAndJsonIsJson) {
   TempDir tmp;
   const auto gemm = (source_dir() / "kernels" / "gemm.hip").string();
   auto text = run_cli({"optimize", gemm, "--nvcc", "/nonexistent/nvcc"}, tmp.path(), {}, 300);
-  expect_one_error(text, 2, "nothing was measured");
+  expect_error_line(text, 2, "nothing was measured");
   EXPECT_TRUE(has(text.out, "pattern")) << text.out;  // the host check still ran
   auto json = run_cli({"optimize", gemm, "--nvcc", "/nonexistent/nvcc", "--json"}, tmp.path(), {}, 300);
   EXPECT_EQ(json.exit_code, 2) << json.err;
@@ -188,7 +188,7 @@ TEST(NewcomerE2E, ASuiteWithNoProfilerExitsTwoAndWritesNothing) {
   auto r = run_cli({"suite", (source_dir() / "kernels" / "gemm.hip").string(), "--backend", "cuda", "--nvcc",
                     (fake_dir() / "fake_nvcc").string(), "--ncu", "/nonexistent/ncu", "--out", (tmp / "suite").string()},
                    tmp.path());
-  expect_one_error(r, 2, "ncu (Nsight Compute) not found");
+  expect_error_line(r, 2, "ncu (Nsight Compute) not found");
   EXPECT_FALSE(fs::exists(tmp / "suite"));
 }
 
@@ -197,7 +197,7 @@ TEST(NewcomerE2E, GateRefusingLeavesNoRunDirBehind) {
   auto r = run_cli({"gate", (source_dir() / "kernels" / "gemm.hip").string(), "--backend", "cuda", "--nvcc",
                     (fake_dir() / "fake_nvcc").string(), "--ncu", "/nonexistent/ncu"},
                    tmp.path());
-  expect_one_error(r, 2, "ncu");
+  expect_error_line(r, 2, "ncu");
   EXPECT_FALSE(fs::exists(tmp / "runs"));
 }
 
@@ -207,7 +207,7 @@ TEST(NewcomerE2E, BuildOntoADirectoryNamesTheDirectory) {
   auto r = run_cli({"build", (source_dir() / "kernels" / "gemm.hip").string(), "--backend", "cuda", "--nvcc",
                     (fake_dir() / "fake_nvcc").string(), "-o", (tmp / "outdir").string()},
                    tmp.path());
-  expect_one_error(r, 2, "is a directory");
+  expect_error_line(r, 2, "is a directory");
 }
 
 // A resumed run whose history holds a region over the limit is refused with the
@@ -225,12 +225,12 @@ TEST(NewcomerE2E, ResumingAHistoryWithAHugeRegionIsRefusedNotCrashed) {
   auto r = run_cli({"optimize", "--resume", (tmp / "run").string(), "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu",
                     (fake_dir() / "fake_ncu").string()},
                    tmp.path(), {}, 120);
-  expect_one_error(r, 2, "the limit is 65,536");
+  expect_error_line(r, 2, "the limit is 64 KiB (65,536 bytes)");
 }
 
 // ---- compare ---------------------------------------------------------------------------
 
-nlohmann::json result_on(const std::string& device, const std::string& kernel) {
+nlohmann::json optimize_result_on(const std::string& device, const std::string& kernel) {
   return {{"kind", "optimize"}, {"kernel", kernel}, {"device", device},
           {"baseline", {{"l2_hit_pct", 50.0}, {"median_ms", 2.0}}},
           {"best", {{"l2_hit_pct", 60.0}, {"median_ms", 1.8}, {"pattern", "grouped"}}}};
@@ -238,14 +238,14 @@ nlohmann::json result_on(const std::string& device, const std::string& kernel) {
 
 TEST(NewcomerE2E, CompareRefusesNothingInCommonAndOtherDevices) {
   TempDir tmp;
-  write_text(tmp / "a.json", result_on("NVIDIA H100 80GB HBM3", "gemm").dump());
-  write_text(tmp / "b.json", result_on("NVIDIA H100 80GB HBM3", "softmax").dump());
-  write_text(tmp / "c.json", result_on("AMD Instinct MI300X", "gemm").dump());
+  write_text(tmp / "a.json", optimize_result_on("NVIDIA H100 80GB HBM3", "gemm").dump());
+  write_text(tmp / "b.json", optimize_result_on("NVIDIA H100 80GB HBM3", "softmax").dump());
+  write_text(tmp / "c.json", optimize_result_on("AMD Instinct MI300X", "gemm").dump());
   auto none = run_cli({"compare", (tmp / "a.json").string(), (tmp / "b.json").string()}, tmp.path());
-  expect_one_error(none, 2, "no kernel in common");
+  expect_error_line(none, 2, "no kernel in common");
   EXPECT_FALSE(has(none.out, "no regression")) << none.out;
   auto other = run_cli({"compare", (tmp / "a.json").string(), (tmp / "c.json").string()}, tmp.path());
-  expect_one_error(other, 2, "--allow-other-device");
+  expect_error_line(other, 2, "--allow-other-device");
   auto allowed = run_cli({"compare", (tmp / "a.json").string(), (tmp / "c.json").string(), "--allow-other-device"}, tmp.path());
   EXPECT_NE(allowed.exit_code, 2) << allowed.err;
 }

@@ -1,4 +1,4 @@
-// End-to-end: hostile swizzle regions (issue #10) through the real binary.
+// End-to-end: hostile swizzle regions through the real binary.
 // Each one goes through `swizzleperf check` (a kernel file holding it: exit 1,
 // one line naming the line and the token, the marker file never created) and,
 // all in one run, through `optimize --proposer llm` against the loopback server
@@ -162,7 +162,7 @@ TEST(RegionSecurityE2E, LlmProposalsThatAreHostileAreRejectedAndTheRunGoesOn) {
   EXPECT_FALSE(fs::exists(marker));
   // The model saw each rejection in its next prompt, like a broken mapping.
   const auto reqs = server.requests();
-  ASSERT_EQ(reqs.size(), hostile.size() + 2);  // analysis, one per attempt
+  ASSERT_EQ(reqs.size(), hostile.size() + 3);  // endpoint check, analysis, one per attempt
   const std::string last = prompt_text(reqs.back());
   EXPECT_NE(last.find("status: rejected_region"), std::string::npos) << last;
   EXPECT_NE(last.find("line 2: 'system': call to a function not defined in the region"), std::string::npos) << last;
@@ -186,7 +186,7 @@ TEST(RegionSecurityE2E, LlmProposalsThatAreHostileAreRejectedAndTheRunGoesOn) {
                        tmp.path(), {}, 120);
   EXPECT_EQ(swept.exit_code, 2) << swept.err;
   EXPECT_NE(swept.err.find("swizzle region rejected: line 2: 'system'"), std::string::npos) << swept.err;
-  EXPECT_EQ(server.requests().size(), hostile.size() + 2);  // no further LLM call
+  EXPECT_EQ(server.requests().size(), hostile.size() + 3);  // no further LLM call, not even the endpoint check
   EXPECT_FALSE(fs::exists(marker));
 }
 

@@ -1,4 +1,4 @@
-// libFuzzer target for the region validator (issue #10). Every input, and the
+// libFuzzer target for the region validator. Every input, and the
 // input wrapped as the body of swizzle_pid (so the fuzzer reaches the parser's
 // deep paths quickly), must be either rejected with a usable one-line reason
 // whose line lies within the input, or accepted; an accepted region must hold

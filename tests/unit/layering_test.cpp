@@ -65,7 +65,7 @@ TEST(Layering, EveryIncludeGoesToAnAllowedLowerFolder) {
 }
 
 TEST(Layering, BackendDoesNotReachIntoProbe) {
-  // The issue that prompted this file: hardware-profile assembly lives in core so
+  // Why this file exists: hardware-profile assembly lives in core so
   // that backend/ and probe/ do not lean on each other.
   EXPECT_FALSE(allowed().at("backend").count("probe"));
   EXPECT_FALSE(allowed().at("core").count("backend"));

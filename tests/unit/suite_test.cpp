@@ -218,14 +218,6 @@ TEST(SuiteRowFrom, TimeObjectiveWithNothingSignificantSaysSoAndNamesTheBestL2) {
   EXPECT_EQ(r.best_l2_pattern, "grouped_m(G=8)");
 }
 
-TEST(SuiteRowFrom, NoHeadroomWhenBaselineIsAlreadyIdeal) {
-  OptimizeSummary s = sample_summary();
-  s.history.baseline->metrics->l2_hit_pct = 95.0;  // above the 90% ideal
-  const auto r = suite_row_from(s, 1.0);
-  ASSERT_TRUE(r.ideal_l2.has_value());
-  EXPECT_FALSE(r.headroom_captured.has_value());
-}
-
 TEST(SuiteRowFrom, NoBaseline) {
   OptimizeSummary s = sample_summary();
   s.history.baseline.reset();

@@ -2,8 +2,10 @@
 // Contract for PREFIX_counter_collection.csv: columns are found by name, so
 // both the 2024 header and the 2025 one (which adds Accum_VGPR_Count,
 // Start_Timestamp, End_Timestamp) work. One row per dispatch per counter;
-// rows are kept when std::regex_search(Kernel_Name, kernel_regex) holds (all
-// rows when the regex is empty) and summed over dispatches into Metrics::raw.
+// rows are kept when kernel_regex matches somewhere in Kernel_Name (a NamePattern:
+// the linear-time regex subset of core/name_pattern.h, searched as
+// std::regex_search would; all rows when the regex is empty) and summed over
+// dispatches into Metrics::raw.
 // TCC_HIT_sum and TCC_MISS_sum are required. l2_hits/l2_misses are those
 // sums, l2_sectors = hits + misses — on AMD these count L2 (TCC) *requests*,
 // not 32-byte sectors, so compare them only with other AMD runs.
