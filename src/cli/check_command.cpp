@@ -118,7 +118,7 @@ int cmd_check(const std::vector<std::string>& args) {
   s.hw = *hw;
   if (auto g = r["grid"].as<std::string>(); !g.empty()) {
     auto grid = parse_tile_grid(g);
-    if (!grid) return report_error("--grid " + grid.error().message);
+    if (!grid) return report_error("--grid " + grid.error().message);  // "--grid '0x4': M and N must be at least 1"
     s.grid = *grid;
   }
   const std::string junit = r["junit"].as<std::string>();

@@ -89,15 +89,6 @@ bool has_include_line(std::string_view r) {
   return false;
 }
 
-std::string with_commas(std::uint64_t v) {
-  std::string s = std::to_string(v), out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (i && (s.size() - i) % 3 == 0) out += ',';
-    out += s[i];
-  }
-  return out;
-}
-
 // "// swizzleperf:default-grid MxN" at the start of a trimmed line, M and N of at
 // most 8 digits each; anything else is not the comment.
 std::optional<TileGrid> default_grid_comment(std::string_view t) {
@@ -141,14 +132,14 @@ Result<TileGrid> parse_tile_grid(std::string_view text) {
         return make_error("'" + one_line(std::string(text), 40) + "' is not MxN with positive integers M and N (e.g. 64x64)");
       dims[k] = dims[k] * 10 + static_cast<unsigned>(c - '0');
       if (dims[k] > kMaxGridPids)
-        return make_error("'" + one_line(std::string(text), 40) + "': a side of more than " + with_commas(kMaxGridPids) +
+        return make_error("'" + one_line(std::string(text), 40) + "': a side of more than " + with_thousands(kMaxGridPids) +
                           " tiles cannot be numbered by a 32-bit pid");
     }
     if (dims[k] == 0) return make_error("'" + one_line(std::string(text), 40) + "': M and N must be at least 1");
   }
   if (dims[0] * dims[1] > kMaxGridPids)
-    return make_error("grid " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + " has " +
-                      with_commas(dims[0] * dims[1]) + " tiles: a 32-bit pid numbers at most " + with_commas(kMaxGridPids));
+    return make_error("'" + one_line(std::string(text), 40) + "' has " + with_thousands(dims[0] * dims[1]) +
+                      " tiles: a 32-bit pid numbers at most " + with_thousands(kMaxGridPids));
   return TileGrid{static_cast<unsigned>(dims[0]), static_cast<unsigned>(dims[1])};
 }
 
@@ -157,14 +148,14 @@ Result<TileGrid> make_tile_grid(long long m, long long n, const std::string& wha
     return make_error(what + " " + std::to_string(m) + "x" + std::to_string(n) + " is not a grid of positive sides");
   const std::uint64_t tiles = static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(n);
   if (tiles > kMaxGridPids)
-    return make_error(what + " " + std::to_string(m) + "x" + std::to_string(n) + " has " + with_commas(tiles) +
-                      " tiles: a 32-bit pid numbers at most " + with_commas(kMaxGridPids));
+    return make_error(what + " " + std::to_string(m) + "x" + std::to_string(n) + " has " + with_thousands(tiles) +
+                      " tiles: a 32-bit pid numbers at most " + with_thousands(kMaxGridPids));
   return TileGrid{static_cast<unsigned>(m), static_cast<unsigned>(n)};
 }
 
 Status validate_region(std::string_view r) {
   if (r.size() > kMaxRegionBytes)
-    return make_error("the swizzle region is " + with_commas(r.size()) + " bytes; the limit is " + with_commas(kMaxRegionBytes) +
+    return make_error("the swizzle region is " + with_thousands(r.size()) + " bytes; the limit is " + with_thousands(kMaxRegionBytes) +
                       " (a swizzle is a few lines of integer arithmetic)");
   if (!names_swizzle_pid_call(r))
     return make_error("the swizzle region does not define swizzle_pid(pid, num_pids, grid)");
@@ -209,8 +200,8 @@ Result<KernelSource> KernelSource::parse(std::string text, std::filesystem::path
   // (check reports a rejected region as a failed check, exit 1; optimize, build,
   // gate and sweep refuse it, exit 2), all through region_validator.
   if (k.region_end_ - k.region_begin_ > kMaxRegionBytes)
-    return make_error(where + ": the swizzle region is " + with_commas(k.region_end_ - k.region_begin_) +
-                      " bytes; the limit is " + with_commas(kMaxRegionBytes) + " (a swizzle is a few lines of integer arithmetic)");
+    return make_error(where + ": the swizzle region is " + with_thousands(k.region_end_ - k.region_begin_) +
+                      " bytes; the limit is " + with_thousands(kMaxRegionBytes) + " (a swizzle is a few lines of integer arithmetic)");
   return k;
 }
 
@@ -221,8 +212,8 @@ Result<KernelSource> KernelSource::load(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path, ec))
     return make_error(path.string() + " is a directory, not a kernel file");
   if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxKernelFileBytes)
-    return make_error("kernel file " + path.string() + " is " + with_commas(size) + " bytes; the limit is " +
-                      with_commas(kMaxKernelFileBytes) + " (a kernel program is tens of KB)");
+    return make_error("kernel file " + path.string() + " is " + with_thousands(size) + " bytes; the limit is " +
+                      with_thousands(kMaxKernelFileBytes) + " (a kernel program is tens of KB)");
   auto text = read_file(path);
   if (!text) return make_error(text.error().message + " (the kernel file)");
   return parse(*text, path);

@@ -15,6 +15,7 @@
 
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/region_validator.h"
+#include "swizzleperf/core/text.h"
 
 namespace swz {
 
@@ -345,7 +346,7 @@ Result<MappingReport> check_mapping(const std::string& region, const std::vector
     if (grid.num_pids() > kMaxCheckedPids)
       return make_error(fmt::format("grid {}x{} has {} tiles; the host mapping check evaluates at most {} (2^26) a grid: "
                                     "check a smaller grid of the same shape with --grid",
-                                    grid.m, grid.n, grid.num_pids(), kMaxCheckedPids));
+                                    grid.m, grid.n, with_thousands(grid.num_pids()), with_thousands(kMaxCheckedPids)));
   std::error_code ec;
   std::filesystem::create_directories(options.work_dir, ec);
   const auto sandbox = options.work_dir / "mapping_sandbox.cpp";

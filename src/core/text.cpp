@@ -46,4 +46,14 @@ std::string format_or(const std::optional<double>& v, std::string_view missing, 
   return v ? fmt::format(fmt::runtime(spec), *v) : std::string(missing);
 }
 
+std::string with_thousands(unsigned long long v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 }  // namespace swz

@@ -62,7 +62,7 @@ TEST(NewcomerE2E, AGridBeyondA32BitPidIsRefusedNamingTheLimit) {
   const auto gemm = (source_dir() / "kernels" / "gemm.hip").string();
   auto r = run_cli({"check", gemm, "--grid", "65536x65537"}, tmp.path());
   expect_error_line(r, 2, "4,295,032,832 tiles: a 32-bit pid numbers at most 4,294,967,295");
-  expect_error_line(run_cli({"check", gemm, "--grid", "10000x10000"}, tmp.path()), 2, "at most 67108864 (2^26)");
+  expect_error_line(run_cli({"check", gemm, "--grid", "10000x10000"}, tmp.path()), 2, "at most 67,108,864 (2^26)");
   expect_error_line(run_cli({"check", gemm, "--grid", "-3x4"}, tmp.path()), 2, "--grid");
 }
 

@@ -20,6 +20,8 @@ std::string one_line(std::string s);
 std::string one_line(std::string s, std::size_t max_chars);
 // The current UTC time as strftime formats it ("%Y-%m-%dT%H:%M:%SZ").
 std::string utc_now(const char* strftime_format);
+// 4294967295 -> "4,294,967,295": large counts in messages people read.
+std::string with_thousands(unsigned long long v);
 // fmt-formats v with spec ("{:.2f}"), or returns `missing` when there is no value.
 std::string format_or(const std::optional<double>& v, std::string_view missing, const char* spec = "{:.2f}");
 
