@@ -2,6 +2,8 @@
 // contract modes, finding the support files, and choosing a backend.
 #include "swizzleperf/backend/backend.h"
 
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #include <cstdlib>
