@@ -2,9 +2,6 @@
 // exception is turned into an error line.
 #include "swizzleperf/cli/app.h"
 
-#include <nlohmann/json.hpp>
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -12,6 +9,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+
+#include <nlohmann/json.hpp>
 
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/core/process.h"
@@ -53,6 +52,17 @@ int report_error(const std::string& message) {
     const nlohmann::json j = {{"ok", false}, {"error", message}, {"exit_code", kExitError}};
     std::puts(j.dump(2).c_str());
   }
+  return kExitError;
+}
+
+int report_error_in(nlohmann::json result, const std::string& message) {
+  if (g_json_errors) {
+    result["ok"] = false;
+    result["error"] = message;
+    result["exit_code"] = kExitError;
+    std::puts(result.dump(2).c_str());
+  }
+  std::fprintf(stderr, "swizzleperf: error: %s\n", message.c_str());
   return kExitError;
 }
 

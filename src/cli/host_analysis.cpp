@@ -66,16 +66,9 @@ int host_only_analysis(const KernelSource& kernel, const std::string& arch, cons
   // Nothing was measured, which is what optimize was asked to do: never exit 0 here.
   const std::string error = why + ": nothing was measured (the host check is all optimize can do without a GPU; "
                             "run it on a machine with one, or use 'swizzleperf check' for the host check alone)";
-  if (json) {
-    out["ok"] = false;
-    out["error"] = error;
-    out["exit_code"] = kExitError;
-    std::puts(out.dump(2).c_str());
-  } else {
+  if (!json)
     std::printf("(nbrs/die: share of neighbouring tiles computed on one die; rows/cols per die: the most tile rows/columns one die touches)\n");
-  }
-  std::fprintf(stderr, "swizzleperf: error: %s\n", error.c_str());
-  return kExitError;
+  return report_error_in(std::move(out), error);
 }
 
 }  // namespace swz::cli

@@ -68,7 +68,6 @@ int cmd_optimize(const std::vector<std::string>& args) {
   if (opt.iterations < 1 || opt.iterations > 1000) return report_error("--iterations must be between 1 and 1000");
   opt.time_reps = r["reps"].as<int>();
   opt.warmup = r["warmup"].as<int>();
-  if (opt.time_reps < 1) return report_error("--reps must be at least 1");
   if (auto s = r["size"].as<std::string>(); !s.empty() && !parse_int_list(s, opt.size))
     return report_error("--size '" + s + "' is not a comma-separated list of positive integers");
   if (opt.resume && opt.size.empty() && previous.config.contains("size")) {
@@ -85,7 +84,6 @@ int cmd_optimize(const std::vector<std::string>& args) {
   if (opt.resume && !r.count("rounds") && previous.config.contains("recheck_rounds"))
     opt.recheck_rounds = int_or(previous.config, "recheck_rounds", opt.recheck_rounds);
   opt.build_jobs = r["build-jobs"].as<int>();
-  if (opt.build_jobs < 0) return report_error("--build-jobs must be 0 (automatic) or at least 1");
 
   std::string backend_name = r["backend"].as<std::string>();
   if (opt.resume && !r.count("backend") && previous.config.contains("backend")) backend_name = previous.config["backend"].get<std::string>();
@@ -133,22 +131,10 @@ int cmd_optimize(const std::vector<std::string>& args) {
   }
   const auto table = render_summary_table(*result);
   const std::string unmeasured = result->unmeasured();
-  if (r.count("json")) {
-    std::fputs(table.c_str(), stderr);
-    auto j = summary_json(*result);
-    if (!unmeasured.empty()) {
-      j["ok"] = false;
-      j["error"] = unmeasured;
-      j["exit_code"] = kExitError;
-    }
-    std::puts(j.dump(2).c_str());
-  } else {
-    std::fputs(table.c_str(), stdout);
-  }
-  if (!unmeasured.empty()) {
-    std::fprintf(stderr, "swizzleperf: error: %s (see %s)\n", unmeasured.c_str(), (result->run_dir / "history.json").string().c_str());
-    return kExitError;
-  }
+  std::fputs(table.c_str(), r.count("json") ? stderr : stdout);
+  if (!unmeasured.empty())
+    return report_error_in(summary_json(*result), unmeasured + " (see " + (result->run_dir / "history.json").string() + ")");
+  if (r.count("json")) std::puts(summary_json(*result).dump(2).c_str());
   return result->interrupted ? kExitInterrupted : kExitOk;
 }
 

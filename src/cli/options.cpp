@@ -179,24 +179,19 @@ std::optional<int> parse_command(cxxopts::Options& o, const std::vector<std::str
 
 namespace {
 
-bool defined(const cxxopts::ParseResult& r, const char* name) {
-  try {
-    (void)r[name];
-    return true;
-  } catch (const cxxopts::exceptions::exception&) {
-    return false;
-  }
-}
+// Given on the command line. count() is 0 for an option the command does not define
+// and for one left at its default (defaults are valid by construction).
+bool given(const cxxopts::ParseResult& r, const char* name) { return r.count(name) > 0; }
 
 std::string int_in(const cxxopts::ParseResult& r, const char* name, long lo, long hi, const std::string& why = "") {
-  if (!defined(r, name)) return "";
+  if (!given(r, name)) return "";
   const long v = r[name].as<int>();
   if (v >= lo && v <= hi) return "";
   return fmt::format("--{} {}: use {}..{}{}", name, v, lo, hi, why.empty() ? "" : " (" + why + ")");
 }
 
 std::string one_of(const cxxopts::ParseResult& r, const char* name, const std::vector<std::string>& values) {
-  if (!defined(r, name)) return "";
+  if (!given(r, name)) return "";
   const auto v = r[name].as<std::string>();
   if (std::find(values.begin(), values.end(), v) != values.end()) return "";
   std::string list;
@@ -218,17 +213,18 @@ std::string validate_options(const cxxopts::ParseResult& r) {
            int_in(r, "max-tokens", 1, 1000000),
            int_in(r, "llm-timeout", 1, 3600, "seconds"),
            int_in(r, "check-timeout", 1, 3600, "seconds"),
+           int_in(r, "dies", 0, 1024, "0: the arch's own count"),
            one_of(r, "backend", {"auto", "cuda", "hip"}),
            one_of(r, "proposer", {"auto", "builtin", "llm"}),
            one_of(r, "context", {"aware", "unaware", "overload"}),
            one_of(r, "objective", {"time", "l2"}),
        })
     if (!e.empty()) return e;
-  if (defined(r, "temperature")) {
+  if (given(r, "temperature")) {
     const double t = r["temperature"].as<double>();
     if (!(t >= 0 && t <= 2)) return fmt::format("--temperature {}: use 0..2", t);
   }
-  if (defined(r, "size")) {
+  if (given(r, "size")) {
     std::vector<int> size;
     if (const auto s = r["size"].as<std::string>(); !s.empty() && !parse_int_list(s, size))
       return "--size '" + one_line(s, 60) + "' is not a comma-separated list of positive integers (e.g. 4096,32768,1024)";

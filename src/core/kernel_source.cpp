@@ -135,28 +135,29 @@ Result<TileGrid> parse_tile_grid(std::string_view text) {
         return make_error("'" + one_line(std::string(text), 40) + "': a side of more than " + with_thousands(kMaxGridPids) +
                           " tiles cannot be numbered by a 32-bit pid");
     }
-    if (dims[k] == 0) return make_error("'" + one_line(std::string(text), 40) + "': M and N must be at least 1");
   }
-  if (dims[0] * dims[1] > kMaxGridPids)
-    return make_error("'" + one_line(std::string(text), 40) + "' has " + with_thousands(dims[0] * dims[1]) +
-                      " tiles: a 32-bit pid numbers at most " + with_thousands(kMaxGridPids));
-  return TileGrid{static_cast<unsigned>(dims[0]), static_cast<unsigned>(dims[1])};
+  // The range rules are make_tile_grid's; the digits above only had to fit.
+  return make_tile_grid(static_cast<long long>(dims[0]), static_cast<long long>(dims[1]), "");
 }
 
 Result<TileGrid> make_tile_grid(long long m, long long n, const std::string& what) {
+  const std::string grid = (what.empty() ? "" : what + " ") + std::to_string(m) + "x" + std::to_string(n);
   if (m < 1 || n < 1 || static_cast<unsigned long long>(m) > kMaxGridPids || static_cast<unsigned long long>(n) > kMaxGridPids)
-    return make_error(what + " " + std::to_string(m) + "x" + std::to_string(n) + " is not a grid of positive sides");
+    return make_error(grid + " is not a grid of positive sides");
   const std::uint64_t tiles = static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(n);
   if (tiles > kMaxGridPids)
-    return make_error(what + " " + std::to_string(m) + "x" + std::to_string(n) + " has " + with_thousands(tiles) +
-                      " tiles: a 32-bit pid numbers at most " + with_thousands(kMaxGridPids));
+    return make_error(grid + " has " + with_thousands(tiles) + " tiles: a 32-bit pid numbers at most " + with_thousands(kMaxGridPids));
   return TileGrid{static_cast<unsigned>(m), static_cast<unsigned>(n)};
 }
 
+Status check_region_size(std::size_t bytes) {
+  if (bytes <= kMaxRegionBytes) return ok_status();
+  return make_error("the swizzle region is " + with_thousands(bytes) + " bytes; the limit is " + with_thousands(kMaxRegionBytes) +
+                    " (a swizzle is a few lines of integer arithmetic)");
+}
+
 Status validate_region(std::string_view r) {
-  if (r.size() > kMaxRegionBytes)
-    return make_error("the swizzle region is " + with_thousands(r.size()) + " bytes; the limit is " + with_thousands(kMaxRegionBytes) +
-                      " (a swizzle is a few lines of integer arithmetic)");
+  if (auto st = check_region_size(r.size()); !st) return st;
   if (!names_swizzle_pid_call(r))
     return make_error("the swizzle region does not define swizzle_pid(pid, num_pids, grid)");
   if (r.find("swizzleperf:begin") != std::string_view::npos || r.find("swizzleperf:end") != std::string_view::npos)
@@ -199,9 +200,7 @@ Result<KernelSource> KernelSource::parse(std::string text, std::filesystem::path
   // Only the size here: what the region may contain is judged by its users
   // (check reports a rejected region as a failed check, exit 1; optimize, build,
   // gate and sweep refuse it, exit 2), all through region_validator.
-  if (k.region_end_ - k.region_begin_ > kMaxRegionBytes)
-    return make_error(where + ": the swizzle region is " + with_thousands(k.region_end_ - k.region_begin_) +
-                      " bytes; the limit is " + with_thousands(kMaxRegionBytes) + " (a swizzle is a few lines of integer arithmetic)");
+  if (auto st = check_region_size(k.region_end_ - k.region_begin_); !st) return make_error(where + ": " + st.error().message);
   return k;
 }
 

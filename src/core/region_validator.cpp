@@ -964,9 +964,7 @@ RegionVerdict validate_region_code(std::string_view code) {
     return v;
   };
   // First the size: every later stage is linear, but a region this large is no swizzle.
-  if (code.size() > kMaxRegionBytes)
-    return rejected({0, "", "the region is " + std::to_string(code.size()) + " bytes; the limit is " +
-                                std::to_string(kMaxRegionBytes / 1024) + " KiB (65,536 bytes): a swizzle is a few lines of integer arithmetic"});
+  if (auto st = check_region_size(code.size()); !st) return rejected({0, "", st.error().message});
   std::string stripped;
   if (auto r = raw_scan(code, stripped)) return rejected(*r);
   std::vector<Token> toks;

@@ -12,6 +12,18 @@ namespace {
 
 constexpr const char* kKey = "sk-test-DO-NOT-LEAK-1234567890";
 
+// `optimize` of tmp/gemm.hip with the LLM at base_url, through the fake nvcc/ncu,
+// 3 reps, run dir tmp/run; `extra` goes at the end.
+std::vector<std::string> llm_optimize_args(const TempDir& tmp, const std::string& base_url, int iterations,
+                                           const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args{"optimize", (tmp / "gemm.hip").string(), "--proposer", "llm", "--base-url", base_url,
+                                "--iterations", std::to_string(iterations), "--backend", "cuda",
+                                "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu", (fake_dir() / "fake_ncu").string(),
+                                "--run-dir", (tmp / "run").string(), "--reps", "3"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
 std::string reply(const std::string& code, int earlier_attempts) {
   nlohmann::json critique = nlohmann::json::array();
   for (int i = 1; i <= earlier_attempts; ++i)
@@ -43,9 +55,7 @@ TEST(LlmOptimizeE2E, FiveIterationsWithFaultsKeepGoingAndNeverLeakTheKey) {
   server.push_completion(reply(grouped(4), 4), "stop", 1300, 310);                                     // 5 ok
   TempDir tmp;
   write_text(tmp / "gemm.hip", read_text(source_dir() / "kernels" / "gemm.hip"));
-  auto r = run_cli({"optimize", (tmp / "gemm.hip").string(), "--proposer", "llm", "--base-url", server.base_url(),
-                    "--iterations", "5", "--backend", "cuda", "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu",
-                    (fake_dir() / "fake_ncu").string(), "--run-dir", (tmp / "run").string(), "--reps", "3", "--json"},
+  auto r = run_cli(llm_optimize_args(tmp, server.base_url(), 5, {"--json"}),
                    tmp.path(), {std::string("OPENAI_API_KEY=") + kKey}, 180);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto h = nlohmann::json::parse(read_text(tmp / "run" / "history.json"));
@@ -90,9 +100,7 @@ TEST(LlmOptimizeE2E, RefusedKeyStopsWithOneLineNamingTheVariable) {
   server.push_error(401, "Incorrect API key provided");
   TempDir tmp;
   write_text(tmp / "gemm.hip", read_text(source_dir() / "kernels" / "gemm.hip"));
-  auto r = run_cli({"optimize", (tmp / "gemm.hip").string(), "--proposer", "llm", "--base-url", server.base_url(),
-                    "--iterations", "2", "--backend", "cuda", "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu",
-                    (fake_dir() / "fake_ncu").string(), "--run-dir", (tmp / "run").string(), "--reps", "3"},
+  auto r = run_cli(llm_optimize_args(tmp, server.base_url(), 2),
                    tmp.path(), {std::string("MY_KEY=") + kKey}, 120);
   // --api-key-env not given: OPENAI_API_KEY unset -> no header; 401 names the variable.
   // The endpoint is checked before the run: nothing is built or measured.
@@ -108,9 +116,7 @@ TEST(LlmOptimizeE2E, AKeyRefusedMidRunStopsItAndKeepsWhatWasRecorded) {
   server.push_error(401, "Incorrect API key provided");
   TempDir tmp;
   write_text(tmp / "gemm.hip", read_text(source_dir() / "kernels" / "gemm.hip"));
-  auto r = run_cli({"optimize", (tmp / "gemm.hip").string(), "--proposer", "llm", "--base-url", server.base_url(),
-                    "--iterations", "2", "--backend", "cuda", "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu",
-                    (fake_dir() / "fake_ncu").string(), "--run-dir", (tmp / "run").string(), "--reps", "3"},
+  auto r = run_cli(llm_optimize_args(tmp, server.base_url(), 2),
                    tmp.path(), {}, 120);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   auto h = nlohmann::json::parse(read_text(tmp / "run" / "history.json"));
@@ -124,9 +130,7 @@ TEST(LlmOptimizeE2E, ADeadOrBrokenEndpointStopsBeforeTheRunWithExitTwo) {
   TempDir tmp;
   write_text(tmp / "gemm.hip", read_text(source_dir() / "kernels" / "gemm.hip"));
   auto run = [&](const std::string& url) {
-    return run_cli({"optimize", (tmp / "gemm.hip").string(), "--proposer", "llm", "--base-url", url, "--iterations", "2",
-                    "--backend", "cuda", "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu",
-                    (fake_dir() / "fake_ncu").string(), "--run-dir", (tmp / "run").string(), "--reps", "3", "--llm-timeout", "5"},
+    return run_cli(llm_optimize_args(tmp, url, 2, {"--llm-timeout", "5"}),
                    tmp.path(), {}, 120);
   };
   auto closed = run("http://127.0.0.1:1/v1");
@@ -184,10 +188,7 @@ TEST(LlmOptimizeE2E, CandidateThatCrashesOrHangsIsRecordedAndTheRunGoesOn) {
   server.push_completion(reply(grouped(8), 2));
   TempDir tmp;
   write_text(tmp / "gemm.hip", read_text(source_dir() / "kernels" / "gemm.hip"));
-  auto r = run_cli({"optimize", (tmp / "gemm.hip").string(), "--proposer", "llm", "--base-url", server.base_url(),
-                    "--iterations", "3", "--backend", "cuda", "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu",
-                    (fake_dir() / "fake_ncu").string(), "--run-dir", (tmp / "run").string(), "--reps", "3",
-                    "--run-timeout", "3"},
+  auto r = run_cli(llm_optimize_args(tmp, server.base_url(), 3, {"--run-timeout", "3"}),
                    tmp.path(), {}, 180);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto h = nlohmann::json::parse(read_text(tmp / "run" / "history.json"));
@@ -215,9 +216,7 @@ TEST(LlmOptimizeE2E, CandidateWithADifferentFullSizeOutputIsRejectedNamingTheChu
   server.push_completion(reply(grouped(8), 1));
   TempDir tmp;
   write_text(tmp / "gemm.hip", read_text(source_dir() / "kernels" / "gemm.hip"));
-  auto r = run_cli({"optimize", (tmp / "gemm.hip").string(), "--proposer", "llm", "--base-url", server.base_url(),
-                    "--iterations", "2", "--backend", "cuda", "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu",
-                    (fake_dir() / "fake_ncu").string(), "--run-dir", (tmp / "run").string(), "--reps", "3"},
+  auto r = run_cli(llm_optimize_args(tmp, server.base_url(), 2),
                    tmp.path(), {}, 180);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto h = nlohmann::json::parse(read_text(tmp / "run" / "history.json"));

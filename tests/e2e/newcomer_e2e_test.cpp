@@ -225,7 +225,7 @@ TEST(NewcomerE2E, ResumingAHistoryWithAHugeRegionIsRefusedNotCrashed) {
   auto r = run_cli({"optimize", "--resume", (tmp / "run").string(), "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu",
                     (fake_dir() / "fake_ncu").string()},
                    tmp.path(), {}, 120);
-  expect_error_line(r, 2, "the limit is 64 KiB (65,536 bytes)");
+  expect_error_line(r, 2, "the swizzle region is 102,495 bytes; the limit is 65,536");
 }
 
 // ---- compare ---------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 // and --help. main() only calls run_app(); exceptions abort and are caught there.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -27,6 +29,10 @@ int run_app(int argc, char** argv);
 // was given --json (set_json_errors), also {"ok": false, "error": ..., "exit_code": 2}
 // on stdout, so that --json is JSON on stdout on every path.
 int report_error(const std::string& message);
+// The same, for a command that has a result to show: under --json, `result` with
+// ok false, the error and the exit code on stdout (one JSON document, not two);
+// the error line on stderr either way. Returns kExitError.
+int report_error_in(nlohmann::json result, const std::string& message);
 void set_json_errors(bool on);
 // Closest subcommand name within edit distance 3, or "".
 std::string suggest_command(const std::string& typed);

@@ -37,8 +37,9 @@ inline constexpr std::size_t kMaxKernelFileBytes = 16u << 20;
 // "MxN" (or "MXN") with 1 <= M, N and M*N <= kMaxGridPids; the Error says which
 // rule failed. Digits only: no sign, no spaces, no leading '+'.
 Result<TileGrid> parse_tile_grid(std::string_view text);
-// The same rules for numbers read elsewhere (a program's info): m and n at least 1,
-// m*n at most kMaxGridPids. `what` starts the Error ("the program's info grid").
+// The rules themselves, also for numbers read elsewhere (a program's info): m and n at
+// least 1, m*n at most kMaxGridPids. `what`, when not empty, starts the Error ("the
+// program's info grid 0x4 is not a grid of positive sides").
 Result<TileGrid> make_tile_grid(long long m, long long n, const std::string& what);
 
 class KernelSource {
@@ -68,6 +69,10 @@ class KernelSource {
   std::size_t region_end_ = 0;    // first byte of the end marker's line
   std::optional<TileGrid> default_grid_;
 };
+
+// A region of `bytes` over kMaxRegionBytes is an Error stating the limit: the one
+// size rule, applied where a region enters (kernel file, reply, history).
+Status check_region_size(std::size_t bytes);
 
 // Checks that a region is acceptable on its own: at most kMaxRegionBytes, defines
 // swizzle_pid, no markers, no preprocessor includes (the region must stay plain
