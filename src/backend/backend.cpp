@@ -8,8 +8,6 @@
 
 #include <cstdlib>
 
-#include "swizzleperf/backend/cuda_backend.h"
-#include "swizzleperf/backend/hip_backend.h"
 #include "swizzleperf/core/hardware_profile.h"
 
 namespace swz {
@@ -50,8 +48,6 @@ nlohmann::json last_json_line(const std::string& out) {
   }
   return nullptr;
 }
-
-bool have_device_node(const char* path) { return ::access(path, F_OK) == 0; }
 
 }  // namespace
 
@@ -103,7 +99,7 @@ Result<BuildResult> Backend::run_compiler(std::vector<std::string> argv, const s
   b.log = r.out + r.err;
   if (!r.started)
     return make_error("cannot run " + tool + " (" + b.argv.front() + "): " + tail_lines(r.err, 1) + "; pass --" + tool + " PATH");
-  if (r.interrupted) return make_error("interrupted");
+  if (r.interrupted) return interrupted_error();
   b.ok = r.success();
   if (!b.ok) {
     b.failure = tool + " " + r.describe() + ": " + tail_lines(b.log, 1);
@@ -128,25 +124,6 @@ Result<HardwareProfile> Backend::query_with_program(const fs::path& work_dir, co
     return make_error("no " + vendor + " GPU answered the device query (" + run.process.describe() + ": " +
                       tail_lines(run.process.err + run.process.out, 1) + ")");
   return assemble_hardware_profile(run.json, tools_.arch);
-}
-
-Result<std::unique_ptr<Backend>> make_backend(const std::string& which, ProcessRunner& runner,
-                                              const ToolOptions& tools) {
-  if (which == "cuda") return std::unique_ptr<Backend>(std::make_unique<CudaBackend>(runner, tools));
-  if (which == "hip") return std::unique_ptr<Backend>(std::make_unique<HipBackend>(runner, tools));
-  if (which != "auto")
-    return make_error("unknown backend '" + which + "': use auto, cuda or hip");
-  const bool amd_gpu = have_device_node("/dev/kfd");
-  const bool nvidia_gpu = have_device_node("/dev/nvidia0") || !find_executable("nvidia-smi").empty();
-  HipBackend hip(runner, tools);
-  CudaBackend cuda(runner, tools);
-  if (amd_gpu && !find_executable(hip.profiler_path()).empty())
-    return std::unique_ptr<Backend>(std::make_unique<HipBackend>(runner, tools));
-  if (nvidia_gpu && !find_executable(cuda.profiler_path()).empty())
-    return std::unique_ptr<Backend>(std::make_unique<CudaBackend>(runner, tools));
-  return make_error(std::string("no GPU backend found: looked for an AMD GPU (/dev/kfd: ") +
-                    (amd_gpu ? "present" : "absent") + ") with rocprofv3, and an NVIDIA GPU (/dev/nvidia0 or nvidia-smi: " +
-                    (nvidia_gpu ? "present" : "absent") + ") with ncu; pass --backend cuda|hip to choose one");
 }
 
 }  // namespace swz

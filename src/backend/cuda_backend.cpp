@@ -2,11 +2,11 @@
 // replay: a cold, repeatable hit rate) and base clocks; its durations are kept
 // for reference only — speed comes from the program's own event timing.
 #include "swizzleperf/backend/cuda_backend.h"
+#include "swizzleperf/util/file_io.h"
 
 #include <fmt/format.h>
 
 #include "swizzleperf/backend/ncu_parser.h"
-#include "swizzleperf/core/history.h"
 
 namespace swz {
 
@@ -71,7 +71,7 @@ Result<Metrics> CudaBackend::profile(const ProfileRequest& req) {
   (void)write_file_atomic(req.out_dir / "ncu.csv", r.out);
   (void)write_file_atomic(req.out_dir / "ncu.log", format_argv(spec.argv) + "\n" + r.err);
   if (!r.started) return make_error("cannot run ncu (" + ncu + "): " + tail_lines(r.err, 1) + "; pass --ncu PATH");
-  if (r.interrupted) return make_error("interrupted");
+  if (r.interrupted) return interrupted_error();
   if (r.timed_out) return make_error("ncu " + r.describe());
   auto parsed = parse_ncu_csv(r.out + "\n" + r.err);
   if (!parsed) return parsed.error();

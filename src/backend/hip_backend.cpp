@@ -1,12 +1,12 @@
 // HIP backend. rocprofv3 writes PREFIX_counter_collection.csv somewhere under
 // the output dir (versions differ in nesting), so the file is searched for.
 #include "swizzleperf/backend/hip_backend.h"
+#include "swizzleperf/util/file_io.h"
 
 #include <fstream>
 #include <sstream>
 
 #include "swizzleperf/backend/rocprof_parser.h"
-#include "swizzleperf/core/history.h"
 
 namespace swz {
 
@@ -61,7 +61,7 @@ Result<Metrics> HipBackend::profile(const ProfileRequest& req) {
   auto r = runner_.run(spec);
   (void)write_file_atomic(req.out_dir / "rocprof.log", format_argv(spec.argv) + "\n" + r.out + r.err);
   if (!r.started) return make_error("cannot run rocprofv3 (" + rocprof + "): " + tail_lines(r.err, 1) + "; pass --rocprof PATH");
-  if (r.interrupted) return make_error("interrupted");
+  if (r.interrupted) return interrupted_error();
   if (!r.success()) return make_error("rocprofv3 " + r.describe() + ": " + tail_lines(r.out + r.err, 1));
   for (auto it = fs::recursive_directory_iterator(out_dir, ec); it != fs::recursive_directory_iterator(); ++it) {
     if (it->path().filename().string().ends_with("counter_collection.csv"))

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "swizzleperf/core/csv.h"
+#include "swizzleperf/util/csv.h"
 
 namespace swz {
 

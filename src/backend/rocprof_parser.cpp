@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "swizzleperf/core/csv.h"
-#include "swizzleperf/core/name_pattern.h"
+#include "swizzleperf/util/csv.h"
+#include "swizzleperf/util/name_pattern.h"
 
 namespace swz {
 

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "swizzleperf/cli/commands.h"
-#include "swizzleperf/core/process.h"
+#include "swizzleperf/util/process.h"
 
 namespace swz::cli {
 

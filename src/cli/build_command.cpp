@@ -1,6 +1,7 @@
 // `swizzleperf build`: compile a kernel as the loop would (useful in CI jobs).
 #include <filesystem>
 
+#include "swizzleperf/backend/backend_factory.h"
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/backend/cuda_backend.h"

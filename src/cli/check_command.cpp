@@ -12,8 +12,8 @@
 
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
-#include "swizzleperf/core/history.h"
-#include "swizzleperf/core/junit.h"
+#include "swizzleperf/util/text.h"
+#include "swizzleperf/util/junit.h"
 #include "swizzleperf/core/mapping_check.h"
 #include "swizzleperf/probe/probe_runner.h"
 #include "swizzleperf/probe/topology.h"
@@ -151,7 +151,7 @@ int cmd_check(const std::vector<std::string>& args) {
     if (!c) {
       std::error_code ec;
       std::filesystem::remove_all(work, ec);
-      if (c.error().message == "interrupted") return kExitInterrupted;
+      if (c.error().interrupted()) return kExitInterrupted;
       return report_error(c.error().message);
     }
     failed += !c->ok;

@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "swizzleperf/cli/app.h"
-#include "swizzleperf/core/text.h"
+#include "swizzleperf/util/text.h"
 #include "swizzleperf/cli/commands.h"
-#include "swizzleperf/loop/compare.h"
+#include "swizzleperf/report/compare.h"
 
 namespace swz::cli {
 

@@ -15,12 +15,15 @@
 
 #include <ctime>
 
+#include "swizzleperf/backend/backend_factory.h"
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
-#include "swizzleperf/core/junit.h"
+#include "swizzleperf/util/junit.h"
 #include "swizzleperf/core/region_validator.h"
 #include "swizzleperf/loop/optimizer.h"
-#include "swizzleperf/proposer/proposer.h"
+#include "swizzleperf/proposer/fixed_proposer.h"
+#include "swizzleperf/report/run_reports.h"
+#include "swizzleperf/util/file_io.h"
 
 namespace swz::cli {
 
@@ -31,26 +34,6 @@ constexpr const char* kIdentityRegion =
     "  // identity: the hardware's order (written by swizzleperf gate)\n"
     "  return pid;\n"
     "}\n";
-
-// Proposes the committed region once, then nothing.
-class CommittedProposer : public Proposer {
- public:
-  explicit CommittedProposer(std::string region) : region_(std::move(region)) {}
-  std::string name() const override { return "committed"; }
-  Result<Proposal> propose(const ProposalContext&) override {
-    if (done_) return make_error(kExhausted);
-    done_ = true;
-    Proposal p;
-    p.region = region_;
-    p.label = "committed";
-    p.rationale = "the kernel's own region, as committed";
-    return p;
-  }
-
- private:
-  std::string region_;
-  bool done_ = false;
-};
 
 nlohmann::json brief(const Attempt& a) {
   nlohmann::json j = {{"label", a.label}, {"status", to_string(a.status)}, {"reason", a.reason}};
@@ -91,7 +74,9 @@ int cmd_gate(const std::vector<std::string>& args) {
   const std::filesystem::path kernel_path = r["kernel"].as<std::string>();
   auto kernel = KernelSource::load(kernel_path);
   if (!kernel) return report_error(kernel.error().message);
-  if (auto st = check_region_code(kernel->region()); !st) return report_error(kernel_path.string() + ": " + st.error().message);
+  // The committed region enters here: validated once, like any proposal.
+  auto committed_region = ValidRegion::make(kernel->region());
+  if (!committed_region) return report_error(kernel_path.string() + ": " + committed_region.error().message);
   const double min_speedup = r["min-speedup"].as<double>();
   if (!(min_speedup > 0 && min_speedup < 100)) return report_error("--min-speedup must be a positive ratio such as 1.0 or 1.05");
   std::optional<double> min_l2_gain;
@@ -99,59 +84,64 @@ int cmd_gate(const std::vector<std::string>& args) {
   const int rounds = r["rounds"].as<int>();
   if (rounds < 6 || rounds > 1000) return report_error("--rounds must be between 6 and 1000 (a 95 % interval needs at least 6)");
 
-  OptimizeOptions opt;
-  opt.iterations = 1;
-  opt.time_reps = r["reps"].as<int>();
-  opt.warmup = r["warmup"].as<int>();
-  if (auto s = r["size"].as<std::string>(); !s.empty() && !parse_int_list(s, opt.size))
+  RunConfig config;
+  config.command = "gate";
+  config.iterations = 1;
+  config.time_reps = r["reps"].as<int>();
+  config.warmup = r["warmup"].as<int>();
+  if (auto s = r["size"].as<std::string>(); !s.empty() && !parse_int_list(s, config.size))
     return report_error("--size '" + s + "' is not a comma-separated list of positive integers");
-  opt.host_cxx = r["host-cxx"].as<std::string>();
-  opt.objective = Objective::time;
-  opt.recheck_rounds = rounds;
-  opt.recheck_every_candidate = true;
+  config.host_cxx = r["host-cxx"].as<std::string>();
+  config.objective = Objective::time;
+  config.recheck_rounds = rounds;
+  config.recheck_every_candidate = true;
+  config.proposer = "committed";
+  read_backend_settings(r, config);
   // Refusals first: nothing is written before the GPU, compiler and profiler are known.
-  const std::string backend_name = r["backend"].as<std::string>();
-  ToolOptions tools = tool_options_from(r, backend_name);
   RealProcessRunner runner;
-  auto backend = make_backend(backend_name, runner, tools);
+  auto backend = make_backend(config.backend, runner, tool_options_for(r, config));
   if (!backend) return report_error(backend.error().message + " (gate measures on a GPU; `check` runs anywhere)");
   if (auto st = (*backend)->preflight(true); !st) return report_error(st.error().message);
-  opt.run_dir = r["run-dir"].as<std::string>();
-  if (opt.run_dir.empty()) opt.run_dir = std::filesystem::path("runs") / fmt::format("gate-{}-{}", kernel->name(), utc_stamp());
+  config.backend = (*backend)->name();
+  std::filesystem::path run_dir = r["run-dir"].as<std::string>();
+  if (run_dir.empty()) run_dir = std::filesystem::path("runs") / fmt::format("gate-{}-{}", kernel->name(), utc_stamp());
   std::error_code ec;
-  if (std::filesystem::exists(opt.run_dir / "history.json", ec))
-    return report_error("run dir " + opt.run_dir.string() + " already holds a run: pass another --run-dir");
-  const bool made_dir = !std::filesystem::exists(opt.run_dir, ec);
-  std::filesystem::create_directories(opt.run_dir, ec);
-  if (ec) return report_error("cannot create " + opt.run_dir.string() + ": " + ec.message());
+  if (std::filesystem::exists(run_dir / "history.json", ec))
+    return report_error("run dir " + run_dir.string() + " already holds a run: pass another --run-dir");
+  const bool made_dir = !std::filesystem::exists(run_dir, ec);
+  std::filesystem::create_directories(run_dir, ec);
+  if (ec) return report_error("cannot create " + run_dir.string() + ": " + ec.message());
   // A run that stops before its history exists leaves nothing behind.
   auto discard = [&] {
     std::error_code e;
-    if (made_dir && !std::filesystem::exists(opt.run_dir / "history.json", e)) std::filesystem::remove_all(opt.run_dir, e);
+    if (made_dir && !std::filesystem::exists(run_dir / "history.json", e)) std::filesystem::remove_all(run_dir, e);
   };
   // The baseline is the same program with the identity region, kept beside the run.
   auto identity = kernel->splice(kIdentityRegion);
   if (!identity) return report_error(identity.error().message);
-  opt.kernel = opt.run_dir / (kernel->name() + ".identity.hip");
-  if (auto st = write_file_atomic(opt.kernel, *identity); !st) {
+  const auto identity_path = run_dir / (kernel->name() + ".identity.hip");
+  if (auto st = write_file_atomic(identity_path, *identity); !st) {
     discard();
     return report_error(st.error().message);
   }
+  auto opened = open_new_run(config, identity_path, run_dir);
+  if (!opened) {
+    discard();
+    return report_error(opened.error().message);
+  }
 
-  opt.config = {{"command", "gate"}, {"kernel", kernel_path.string()}, {"backend", (*backend)->name()},
-                {"reps", opt.time_reps}, {"warmup", opt.warmup}, {"size", opt.size}, {"objective", "time"},
-                {"recheck_rounds", rounds}, {"proposer", "committed"}};
-  CommittedProposer proposer(kernel->region());
-  Optimizer optimizer(**backend, proposer, runner, opt);
+  FixedProposer proposer("committed", {{"committed", committed_region->code(), "the kernel's own region, as committed"}});
+  RunReportWriter reports(run_dir);
+  Optimizer optimizer(**backend, proposer, runner, std::move(*opened), {&reports});
   const auto t0 = std::chrono::steady_clock::now();
   auto result = optimizer.run();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!result) {
     discard();
-    if (result.error().message == "interrupted") return kExitInterrupted;
+    if (result.error().interrupted()) return kExitInterrupted;
     return report_error(result.error().message);
   }
-  if (result->interrupted) return kExitInterrupted;
+  if (result->interrupted()) return kExitInterrupted;
 
   const auto& h = result->history;
   std::vector<std::string> failures;
@@ -206,7 +196,7 @@ int cmd_gate(const std::vector<std::string>& args) {
                       {"min_speedup", min_speedup},
                       {"min_l2_gain", min_l2_gain ? nlohmann::json(*min_l2_gain) : nlohmann::json()},
                       {"rounds", rounds},
-                      {"run_dir", opt.run_dir.string()},
+                      {"run_dir", run_dir.string()},
                       {"seconds", seconds},
                       {"baseline", h.baseline ? brief(*h.baseline) : nlohmann::json()},
                       {"committed", committed}};

@@ -6,13 +6,13 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "swizzleperf/backend/backend_factory.h"
 #include "swizzleperf/cli/app.h"
-#include "swizzleperf/core/json_field.h"
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/cli/proposer_factory.h"
-#include "swizzleperf/core/region_validator.h"
 #include "swizzleperf/loop/optimizer.h"
-#include "swizzleperf/loop/report.h"
+#include "swizzleperf/report/report.h"
+#include "swizzleperf/report/run_reports.h"
 
 namespace swz::cli {
 
@@ -35,98 +35,70 @@ int cmd_optimize(const std::vector<std::string>& args) {
   add_backend_options(o);
   o.parse_positional({"kernel"});
   cxxopts::ParseResult r;
-  std::string err;
   if (auto done = parse_command(o, args, "optimize", {"", "Run", "Objective", "Proposer", "LLM", "Backend"}, r)) return *done;
 
-  OptimizeOptions opt;
-  const std::string resume = r["resume"].as<std::string>();
-  RunHistory previous;
-  if (!resume.empty()) {
-    auto h = load_history(std::filesystem::path(resume) / "history.json");
-    if (!h) return report_error(h.error().message);
-    previous = h.value();
-    // Before anything else runs (the LLM endpoint check included): a history holding a
-    // rejected or oversized region is refused with its reason.
-    if (auto st = check_recorded_regions(previous); !st)
-      return report_error((std::filesystem::path(resume) / "history.json").string() + ": " + st.error().message);
-    opt.resume = true;
-    opt.run_dir = resume;
-    opt.kernel = r.count("kernel") ? std::filesystem::path(r["kernel"].as<std::string>()) : std::filesystem::path(previous.kernel_path);
-  } else {
-    if (!r.count("kernel")) return report_error("optimize needs a kernel file: swizzleperf optimize KERNEL.hip (or --resume DIR)");
-    opt.kernel = r["kernel"].as<std::string>();
-    opt.run_dir = r["run-dir"].as<std::string>();
-  }
-  auto kernel = KernelSource::load(opt.kernel);
-  if (!kernel) return report_error(kernel.error().message);
-  if (auto st = check_region_code(kernel->region()); !st) return report_error(opt.kernel.string() + ": " + st.error().message);
-  if (opt.run_dir.empty()) opt.run_dir = std::filesystem::path("runs") / fmt::format("{}-{}", kernel->name(), utc_stamp());
-
-  opt.iterations = r["iterations"].as<int>();
-  if (opt.resume && !r.count("iterations") && previous.config.contains("iterations"))
-    opt.iterations = int_or(previous.config, "iterations", 0);  // 0: refused just below
-  if (opt.iterations < 1 || opt.iterations > 1000) return report_error("--iterations must be between 1 and 1000");
-  opt.time_reps = r["reps"].as<int>();
-  opt.warmup = r["warmup"].as<int>();
-  if (auto s = r["size"].as<std::string>(); !s.empty() && !parse_int_list(s, opt.size))
+  RunConfig asked;
+  asked.command = "optimize";
+  asked.iterations = r["iterations"].as<int>();
+  asked.time_reps = r["reps"].as<int>();
+  asked.warmup = r["warmup"].as<int>();
+  if (auto s = r["size"].as<std::string>(); !s.empty() && !parse_int_list(s, asked.size))
     return report_error("--size '" + s + "' is not a comma-separated list of positive integers");
-  if (opt.resume && opt.size.empty() && previous.config.contains("size")) {
-    const auto& sz = previous.config["size"];
-    for (std::size_t i = 0; sz.is_array() && i < sz.size(); ++i) opt.size.push_back(int_or(sz, i, 0));
-    if (!sz.is_array() || std::count_if(opt.size.begin(), opt.size.end(), [](int v) { return v < 1; }) > 0)
-      return report_error("the history's config.size is not a list of positive integers; pass --size to resume");
-  }
-  opt.host_cxx = r["host-cxx"].as<std::string>();
-  if (!objective_options_from(r, opt.objective, opt.recheck_rounds, err)) return report_error(err);
-  // A resumed run keeps the objective it started with (its ranking is in its history).
-  if (opt.resume && !r.count("objective") && previous.config.contains("objective"))
-    if (auto o = objective_from_string(previous.config.value("objective", ""))) opt.objective = *o;
-  if (opt.resume && !r.count("rounds") && previous.config.contains("recheck_rounds"))
-    opt.recheck_rounds = int_or(previous.config, "recheck_rounds", opt.recheck_rounds);
-  opt.build_jobs = r["build-jobs"].as<int>();
+  asked.host_cxx = r["host-cxx"].as<std::string>();
+  asked.build_jobs = r["build-jobs"].as<int>();
+  if (const auto e = read_objective_settings(r, asked); !e.empty()) return report_error(e);
+  read_backend_settings(r, asked);
+  read_proposer_settings(r, asked);
 
-  std::string backend_name = r["backend"].as<std::string>();
-  if (opt.resume && !r.count("backend") && previous.config.contains("backend")) backend_name = previous.config["backend"].get<std::string>();
-  ToolOptions tools = tool_options_from(r, backend_name);
-  std::string proposer_name = r["proposer"].as<std::string>();
-  if (opt.resume && !r.count("proposer") && previous.config.contains("proposer")) proposer_name = previous.config["proposer"].get<std::string>();
+  // The run: a new one, or the recorded one with what the resume rules allow.
+  const std::string resume = r["resume"].as<std::string>();
+  const std::filesystem::path kernel_arg = r.count("kernel") ? r["kernel"].as<std::string>() : std::string();
+  Result<RunState> opened = make_error("");
+  if (!resume.empty()) {
+    opened = open_resumed_run(resume, kernel_arg, asked, given_settings(r, asked));
+  } else {
+    if (kernel_arg.empty()) return report_error("optimize needs a kernel file: swizzleperf optimize KERNEL.hip (or --resume DIR)");
+    std::filesystem::path run_dir = r["run-dir"].as<std::string>();
+    if (run_dir.empty()) run_dir = std::filesystem::path("runs") / fmt::format("{}-{}", kernel_arg.stem().string(), utc_stamp());
+    opened = open_new_run(asked, kernel_arg, run_dir);
+  }
+  if (!opened) return report_error(opened.error().message);
+  RunState& run = *opened;
+  RunConfig& config = run.history.config;
+
   if (r.count("dump-prompt")) {
-    auto p = make_proposer(proposer_name, r);
+    auto p = make_proposer(config);
     if (!p) return report_error(p.error().message);
-    return dump_next_prompt(**p, opt, r);
+    return dump_next_prompt(**p, run, config.arch);
   }
   RealProcessRunner runner;
-  auto backend = make_backend(backend_name, runner, tools);
+  auto backend = make_backend(config.backend, runner, tool_options_for(r, config));
   if (!backend) {
     // Without a GPU the program cannot say what it takes; its source can.
-    if (const auto n = kernel->declared_size_arity(); n && !opt.size.empty() && *n != opt.size.size())
-      return report_error(fmt::format("--size has {} value(s); {} takes {} (its default_size())", opt.size.size(),
-                                      opt.kernel.string(), *n));
-    if (backend_name == "auto" && !opt.resume)
-      return host_only_analysis(*kernel, tools.arch, opt.host_cxx,
+    if (const auto n = run.kernel.declared_size_arity(); n && !config.size.empty() && *n != config.size.size())
+      return report_error(fmt::format("--size has {} value(s); {} takes {} (its default_size())", config.size.size(),
+                                      run.kernel.path().string(), *n));
+    if (config.backend == "auto" && !run.resumed)
+      return host_only_analysis(run.kernel, config.arch, config.host_cxx,
                                 "no GPU found (" + backend.error().message.substr(0, backend.error().message.find(';')) + ")",
                                 r.count("json") > 0);
     return report_error(backend.error().message);
   }
   if (auto st = (*backend)->preflight(true); !st) return report_error(st.error().message);
-  auto proposer = make_proposer(proposer_name, r);
+  auto proposer = make_proposer(config);
   if (!proposer) return report_error(proposer.error().message);
   // Before any GPU time: an LLM that does not answer would fail every attempt.
   if (auto st = (*proposer)->check_ready(); !st) return report_error(st.error().message);
+  config.backend = (*backend)->name();
+  config.proposer = (*proposer)->name();
 
-  opt.config = {{"proposer", (*proposer)->name()}, {"backend", (*backend)->name()}, {"iterations", opt.iterations},
-                {"reps", opt.time_reps}, {"warmup", opt.warmup}, {"size", opt.size}, {"arch", tools.arch},
-                {"objective", to_string(opt.objective)}, {"recheck_rounds", opt.recheck_rounds},
-                {"proposer_config", proposer_config_json(r)}};
-  if (opt.resume) {
-    auto merged = previous.config;
-    merged.update(opt.config);
-    opt.config = merged;
-  }
-  Optimizer optimizer(**backend, **proposer, runner, opt);
+  const auto run_dir = run.run_dir;
+  ConsoleProgress progress;
+  RunReportWriter reports(run_dir);
+  Optimizer optimizer(**backend, **proposer, runner, std::move(run), {&progress, &reports});
   auto result = optimizer.run();
   if (!result) {
-    if (result.error().message == "interrupted") return kExitInterrupted;
+    if (result.error().interrupted()) return kExitInterrupted;
     return report_error(result.error().message);
   }
   const auto table = render_summary_table(*result);
@@ -135,7 +107,7 @@ int cmd_optimize(const std::vector<std::string>& args) {
   if (!unmeasured.empty())
     return report_error_in(summary_json(*result), unmeasured + " (see " + (result->run_dir / "history.json").string() + ")");
   if (r.count("json")) std::puts(summary_json(*result).dump(2).c_str());
-  return result->interrupted ? kExitInterrupted : kExitOk;
+  return result->interrupted() ? kExitInterrupted : kExitOk;
 }
 
 }  // namespace swz::cli

@@ -5,7 +5,7 @@
 
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
-#include "swizzleperf/core/text.h"
+#include "swizzleperf/util/text.h"
 
 #include <fmt/format.h>
 
@@ -65,6 +65,38 @@ bool objective_options_from(const cxxopts::ParseResult& r, Objective& objective,
     return false;
   }
   return true;
+}
+
+void read_backend_settings(const cxxopts::ParseResult& r, RunConfig& c) {
+  c.backend = r["backend"].as<std::string>();
+  c.arch = r["arch"].as<std::string>();
+  c.run_timeout_s = r["run-timeout"].as<int>();
+  c.build_timeout_s = r["build-timeout"].as<int>();
+  c.profile_timeout_s = r["profile-timeout"].as<int>();
+  c.profile_launches = static_cast<int>(std::min(r["profile-launches"].as<unsigned>(), 1u << 20));
+}
+
+std::string read_objective_settings(const cxxopts::ParseResult& r, RunConfig& c) {
+  std::string error;
+  if (!objective_options_from(r, c.objective, c.recheck_rounds, error)) return error;
+  return "";
+}
+
+std::set<std::string> given_settings(const cxxopts::ParseResult& r, const RunConfig& c) {
+  std::set<std::string> given;
+  for (const auto& s : describe_settings(c))
+    if (r.count(s.name)) given.insert(s.name);
+  return given;
+}
+
+ToolOptions tool_options_for(const cxxopts::ParseResult& r, const RunConfig& c) {
+  ToolOptions t = tool_options_from(r, c.backend);
+  t.arch = c.arch;
+  t.run_timeout = std::chrono::seconds(c.run_timeout_s);
+  t.build_timeout = std::chrono::seconds(c.build_timeout_s);
+  t.profile_timeout = std::chrono::seconds(c.profile_timeout_s);
+  t.profile_launches = c.profile_launches;
+  return t;
 }
 
 ToolOptions tool_options_from(const cxxopts::ParseResult& r, const std::string& backend) {

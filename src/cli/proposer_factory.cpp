@@ -29,24 +29,28 @@ void add_proposer_options(cxxopts::Options& o) {
 
 namespace {
 
-bool llm_configured(const cxxopts::ParseResult& r) {
+bool llm_configured(const LlmSettings& llm) {
   auto set = [](const char* v) { return v && *v; };
-  return !r["base-url"].as<std::string>().empty() || set(std::getenv("OPENAI_BASE_URL")) ||
-         set(std::getenv(r["api-key-env"].as<std::string>().c_str()));
+  return !llm.base_url.empty() || set(std::getenv("OPENAI_BASE_URL")) || set(std::getenv(llm.api_key_env.c_str()));
 }
 
 }  // namespace
 
-nlohmann::json proposer_config_json(const cxxopts::ParseResult& r) {
-  return {{"base_url", r["base-url"].as<std::string>()}, {"api_key_env", r["api-key-env"].as<std::string>()},
-          {"model", r["model"].as<std::string>()}, {"temperature", r["temperature"].as<double>()},
-          {"max_tokens", r["max-tokens"].as<int>()}, {"context", r["context"].as<std::string>()}};
+void read_proposer_settings(const cxxopts::ParseResult& r, RunConfig& c) {
+  c.proposer = r["proposer"].as<std::string>();
+  c.llm.base_url = r["base-url"].as<std::string>();
+  c.llm.api_key_env = r["api-key-env"].as<std::string>();
+  c.llm.model = r["model"].as<std::string>();
+  c.llm.temperature = r["temperature"].as<double>();
+  c.llm.max_tokens = r["max-tokens"].as<int>();
+  c.llm.timeout_s = r["llm-timeout"].as<int>();
+  c.llm.context = r["context"].as<std::string>();
 }
 
-Result<std::unique_ptr<Proposer>> make_proposer(const std::string& which, const cxxopts::ParseResult& r) {
-  std::string w = which;
+Result<std::unique_ptr<Proposer>> make_proposer(const RunConfig& c) {
+  std::string w = c.proposer;
   if (w == "auto") {
-    if (llm_configured(r)) {
+    if (llm_configured(c.llm)) {
       w = "llm";
     } else {
       spdlog::info("swizzleperf: using the built-in proposer (no LLM configured: set OPENAI_BASE_URL or OPENAI_API_KEY, or pass --base-url, to use one)");
@@ -56,46 +60,36 @@ Result<std::unique_ptr<Proposer>> make_proposer(const std::string& which, const 
   if (w == "builtin") return std::unique_ptr<Proposer>(std::make_unique<BuiltinProposer>());
   if (w == "llm") {
     LlmOptions o;
-    o.base_url = r["base-url"].as<std::string>();
-    o.api_key_env = r["api-key-env"].as<std::string>();
-    o.model = r["model"].as<std::string>();
-    o.temperature = r["temperature"].as<double>();
-    o.max_tokens = r["max-tokens"].as<int>();
-    o.timeout_s = r["llm-timeout"].as<int>();
-    auto p = make_llm_proposer(o, r["context"].as<std::string>(), prompts_dir());
+    o.base_url = c.llm.base_url;
+    o.api_key_env = c.llm.api_key_env;
+    o.model = c.llm.model;
+    o.temperature = c.llm.temperature;
+    o.max_tokens = c.llm.max_tokens;
+    o.timeout_s = c.llm.timeout_s;
+    auto p = make_llm_proposer(o, c.llm.context, prompts_dir());
     if (!p) return p.error();
     return std::unique_ptr<Proposer>(std::move(p.value()));
   }
-  return make_error("unknown proposer '" + which + "': use auto, builtin or llm");
+  return make_error("unknown proposer '" + w + "': use auto, builtin or llm");
 }
 
-int dump_next_prompt(Proposer& proposer, const OptimizeOptions& opt, const cxxopts::ParseResult& r) {
+int dump_next_prompt(Proposer& proposer, const RunState& run, const std::string& arch) {
   auto* llm = dynamic_cast<LlmProposer*>(&proposer);
   if (!llm) return report_error("--dump-prompt needs the llm proposer (current: " + proposer.name() + "); add --proposer llm");
-  auto kernel = KernelSource::load(opt.kernel);
-  if (!kernel) return report_error(kernel.error().message);
-  RunHistory history;
+  const RunHistory& history = run.history;
   HardwareProfile hw;
   TileGrid grid;
-  if (opt.resume) {
-    auto h = load_history(opt.run_dir / "history.json");
-    if (!h) return report_error(h.error().message);
-    history = std::move(h.value());
+  if (run.resumed) {
     hw = history.hardware.get<HardwareProfile>();
-    const auto& info = history.config.value("program_info", nlohmann::json::object());
-    if (info.contains("grid")) grid = {info["grid"].value("m", 1u), info["grid"].value("n", 1u)};
+    grid = history.program_info.grid;
   } else {
     // No run yet: the hardware from --arch's table entry (default sm_90), no history.
-    const std::string arch = r["arch"].as<std::string>();
     auto p = profile_from_arch(arch.empty() ? "sm_90" : arch);
     if (!p) return report_error(p.error().message);
     hw = p.value();
-    history.original_region = kernel->region();
-    // The prompt states the run's objective: the one this run would have.
-    history.config["objective"] = to_string(opt.objective);
   }
-  if (grid.m == 0 && kernel->default_grid()) grid = *kernel->default_grid();
-  ProposalContext ctx{*kernel, grid, hw, history, {}, opt.run_dir, history.next_iteration()};
+  if (grid.m == 0 && run.kernel.default_grid()) grid = *run.kernel.default_grid();
+  ProposalContext ctx{run.kernel, grid, hw, history, {}, run.run_dir, history.next_iteration()};
   auto text = llm->render_prompt(ctx);
   if (!text) return report_error(text.error().message);
   std::fputs(text->c_str(), stdout);

@@ -6,11 +6,15 @@
 #include <algorithm>
 #include <chrono>
 
+#include "swizzleperf/backend/backend_factory.h"
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/cli/proposer_factory.h"
-#include "swizzleperf/core/text.h"
-#include "swizzleperf/loop/suite.h"
+#include "swizzleperf/util/text.h"
+#include "swizzleperf/loop/optimizer.h"
+#include "swizzleperf/report/run_reports.h"
+#include "swizzleperf/report/suite.h"
+#include "swizzleperf/report/suite_summary.h"
 
 namespace swz::cli {
 
@@ -35,7 +39,6 @@ int cmd_suite(const std::vector<std::string>& args) {
   add_backend_options(o);
   o.parse_positional({"kernels"});
   cxxopts::ParseResult r;
-  std::string err;
   if (auto done = parse_command(o, args, "suite", {"", "Suite", "Objective", "Proposer", "LLM", "Backend"}, r)) return *done;
   const auto stamp = now_iso8601();
   fs::path out = r["out"].as<std::string>();
@@ -61,9 +64,17 @@ int cmd_suite(const std::vector<std::string>& args) {
     std::printf("merged %zu kernel(s) into %s\n", rows->size(), (out / "suite-summary.md").string().c_str());
     return kExitOk;
   }
-  Objective objective = Objective::time;
-  int rounds = 0;
-  if (!objective_options_from(r, objective, rounds, err)) return report_error(err);
+  RunConfig asked;
+  asked.command = "suite";
+  asked.suite = out.string();
+  asked.iterations = r["iterations"].as<int>();
+  asked.time_reps = r["reps"].as<int>();
+  asked.warmup = r["warmup"].as<int>();
+  asked.host_cxx = r["host-cxx"].as<std::string>();
+  asked.build_jobs = std::max(0, r["build-jobs"].as<int>());
+  if (const auto e = read_objective_settings(r, asked); !e.empty()) return report_error(e);
+  read_backend_settings(r, asked);
+  read_proposer_settings(r, asked);
   auto shard = parse_shard(r["shard"].as<std::string>());
   if (!shard) return report_error(shard.error().message);
   std::vector<fs::path> kernels;
@@ -82,16 +93,16 @@ int cmd_suite(const std::vector<std::string>& args) {
   }
   kernels = select_shard(kernels, shard->first, shard->second);
   RealProcessRunner runner;
-  const std::string backend_name = r["backend"].as<std::string>();
-  ToolOptions tools = tool_options_from(r, backend_name);
-  auto backend = make_backend(backend_name, runner, tools);
+  auto backend = make_backend(asked.backend, runner, tool_options_for(r, asked));
   if (!backend) return report_error(backend.error().message);
   // The compiler and the profiler must be there before any run dir is made: a suite
   // that cannot profile measures nothing.
   if (auto st = (*backend)->preflight(true); !st) return report_error(st.error().message);
-  auto proposer = make_proposer(r["proposer"].as<std::string>(), r);
+  auto proposer = make_proposer(asked);
   if (!proposer) return report_error(proposer.error().message);
   if (auto st = (*proposer)->check_ready(); !st) return report_error(st.error().message);
+  asked.backend = (*backend)->name();
+  asked.proposer = (*proposer)->name();
 
   // A rerun of the same suite command continues it: a kernel's wall time is the sum
   // over the invocations, so the one before this (its summary) is added to this one's.
@@ -107,44 +118,40 @@ int cmd_suite(const std::vector<std::string>& args) {
   for (const auto& k : kernels) {
     if (interrupt_requested()) break;
     const auto t0 = std::chrono::steady_clock::now();
-    OptimizeOptions opt;
-    opt.kernel = k;
-    opt.run_dir = out / k.stem();
+    const auto run_dir = out / k.stem();
     std::error_code ec;
-    opt.resume = fs::exists(opt.run_dir / "history.json", ec);  // a rerun of the suite continues
-    opt.iterations = r["iterations"].as<int>();
-    opt.time_reps = r["reps"].as<int>();
-    opt.warmup = r["warmup"].as<int>();
-    opt.host_cxx = r["host-cxx"].as<std::string>();
-    opt.objective = objective;
-    opt.recheck_rounds = rounds;
-    opt.build_jobs = std::max(0, r["build-jobs"].as<int>());
-    opt.config = {{"proposer", (*proposer)->name()}, {"backend", (*backend)->name()}, {"iterations", opt.iterations},
-                  {"reps", opt.time_reps}, {"warmup", opt.warmup}, {"suite", out.string()},
-                  {"objective", to_string(objective)}, {"recheck_rounds", rounds},
-                  {"proposer_config", proposer_config_json(r)}};
+    const bool resume = fs::exists(run_dir / "history.json", ec);  // a rerun of the suite continues
+    // A rerun continues each kernel's run with the suite's settings, by the resume rules.
+    auto opened = resume ? open_resumed_run(run_dir, k, asked, given_settings(r, asked)) : open_new_run(asked, k, run_dir);
     spdlog::info("== suite: {} ({}/{})", k.stem().string(), rows.size() + 1, kernels.size());
-    Optimizer optimizer(**backend, **proposer, runner, opt);
-    auto s = optimizer.run();
+    Result<OptimizeSummary> s = make_error("");
+    if (!opened) {
+      s = opened.error();
+    } else {
+      ConsoleProgress progress;
+      RunReportWriter reports(run_dir);
+      Optimizer optimizer(**backend, **proposer, runner, std::move(*opened), {&progress, &reports});
+      s = optimizer.run();
+    }
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() +
-                        (opt.resume ? earlier_wall(k.stem().string()) : 0.0);
+                        (resume ? earlier_wall(k.stem().string()) : 0.0);
     SuiteRow row;
     if (s) {
       row = suite_row_from(*s, wall);
-      if (s->interrupted) row.error = "interrupted: rerun the same suite command to continue";
+      if (s->interrupted()) row.error = "interrupted: rerun the same suite command to continue";
       else if (const auto why = s->unmeasured(); !why.empty()) row.error = why;
       if (device.empty()) device = s->history.hardware.value("name", "");
     } else {
       row.kernel = k.stem().string();
-      row.error = s.error().message == "interrupted" ? "interrupted: rerun the same suite command to continue" : s.error().message;
+      row.error = s.error().interrupted() ? "interrupted: rerun the same suite command to continue" : s.error().message;
       row.wall_s = wall;
-      row.run_dir = opt.run_dir.string();
+      row.run_dir = run_dir.string();
       spdlog::info("swizzleperf: {} failed: {}", row.kernel, row.error);
     }
     rows.push_back(row);
     nlohmann::json meta = {{"device", device}, {"date", stamp}, {"shard", r["shard"].as<std::string>()},
-                           {"iterations", opt.iterations}, {"proposer", (*proposer)->name()},
-                           {"objective", to_string(objective)}};
+                           {"iterations", asked.iterations}, {"proposer", asked.proposer},
+                           {"objective", to_string(asked.objective)}};
     if (auto st = write_suite_summary(out, rows, meta); !st) return report_error(st.error().message);
   }
   std::printf("suite: %zu kernel(s), summary in %s\n", rows.size(), (out / "suite-summary.md").string().c_str());

@@ -4,11 +4,13 @@
 
 #include <sstream>
 
+#include "swizzleperf/backend/backend_factory.h"
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/region_validator.h"
 #include "swizzleperf/loop/sweep.h"
+#include "swizzleperf/util/file_io.h"
 
 namespace swz::cli {
 

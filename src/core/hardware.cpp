@@ -2,7 +2,7 @@
 // where a query cannot tell (die count, dispatch policy), each fact tagged with
 // where it came from so prompts and reports never overstate what is known.
 #include "swizzleperf/core/hardware.h"
-#include "swizzleperf/core/json_field.h"
+#include "swizzleperf/util/json_field.h"
 
 #include <fmt/format.h>
 

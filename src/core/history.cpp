@@ -3,8 +3,8 @@
 // through write_file_atomic (core/file_io) so a crash leaves either the old or
 // the new file.
 #include "swizzleperf/core/history.h"
-#include "swizzleperf/core/json_field.h"
-#include "swizzleperf/core/text.h"
+#include "swizzleperf/util/json_field.h"
+#include "swizzleperf/util/text.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -102,8 +102,11 @@ void to_json(nlohmann::json& j, const RunHistory& h) {
   j = nlohmann::json{{"format", kHistoryFormat}, {"schema_version", h.schema_version},
                      {"kernel_path", h.kernel_path}, {"kernel_name", h.kernel_name},
                      {"original_region", h.original_region}, {"kernel_hash", h.kernel_hash},
-                     {"config", h.config}, {"hardware", h.hardware}, {"created_at", h.created_at},
-                     {"updated_at", h.updated_at}, {"state", h.state}, {"attempts", h.attempts}};
+                     {"config", h.config}, {"program_info", h.program_info}, {"hardware", h.hardware},
+                     {"created_at", h.created_at}, {"updated_at", h.updated_at}, {"state", h.state},
+                     {"attempts", h.attempts}};
+  if (!h.stopped_because.empty()) j["stopped_because"] = h.stopped_because;
+  if (h.last_session_wall_s > 0) j["run_wall_seconds_last_session"] = h.last_session_wall_s;
   put_opt(j, "baseline", h.baseline);
 }
 
@@ -113,7 +116,15 @@ void from_json(const nlohmann::json& j, RunHistory& h) {
   h.kernel_name = j.value("kernel_name", "");
   h.original_region = j.at("original_region").get<std::string>();
   h.kernel_hash = j.value("kernel_hash", "");
-  h.config = j.value("config", nlohmann::json::object());
+  // Schema 1 kept the program's info and the stop reason inside config.
+  const auto config = j.value("config", nlohmann::json::object());
+  const auto& facts = h.schema_version < 2 ? config : j;
+  h.config = run_config_from_json(config, /*legacy_objective=*/true);
+  h.program_info = program_info_from_json(facts.value("program_info", nlohmann::json::object()));
+  if (facts.contains("stopped_because") && facts["stopped_because"].is_string())
+    h.stopped_because = facts["stopped_because"].get<std::string>();
+  if (facts.contains("run_wall_seconds_last_session") && facts["run_wall_seconds_last_session"].is_number())
+    h.last_session_wall_s = facts["run_wall_seconds_last_session"].get<double>();
   h.hardware = j.value("hardware", nlohmann::json::object());
   h.created_at = j.value("created_at", "");
   h.updated_at = j.value("updated_at", "");
@@ -131,14 +142,6 @@ bool better_attempt(const Attempt& a, const Attempt& b) {
   const double tb = b.timing ? b.timing->median_ms : 1e300;
   if (ta != tb) return ta < tb;
   return a.iteration < b.iteration;
-}
-
-std::string to_string(Objective o) { return o == Objective::time ? "time" : "l2"; }
-
-std::optional<Objective> objective_from_string(const std::string& s) {
-  if (s == "time") return Objective::time;
-  if (s == "l2") return Objective::l2;
-  return std::nullopt;
 }
 
 bool significantly_faster(const Attempt& a) {
@@ -160,12 +163,6 @@ bool better_attempt(const Attempt& a, const Attempt& b, Objective objective) {
   return better_attempt(a, b);  // equal speedups: the L2 ranking decides
 }
 
-Objective RunHistory::objective() const {
-  if (config.is_object() && config.contains("objective") && config["objective"].is_string())
-    if (auto o = objective_from_string(config["objective"].get<std::string>())) return *o;
-  return Objective::l2;
-}
-
 const Attempt* RunHistory::best() const { return best(objective()); }
 
 const Attempt* RunHistory::best(Objective objective) const {
@@ -179,6 +176,7 @@ const Attempt* RunHistory::best(Objective objective) const {
 Status save_history(const std::filesystem::path& path, const RunHistory& history) {
   RunHistory copy = history;
   copy.updated_at = now_iso8601();
+  copy.schema_version = kHistorySchemaVersion;  // a resumed schema-1 history is written as 2
   return write_file_atomic(path, nlohmann::json(copy).dump(2) + "\n");
 }
 
@@ -207,19 +205,6 @@ Result<RunHistory> parse_history(std::string_view text, const std::string& name)
   } catch (const nlohmann::json::exception& e) {
     return make_error("history " + name + " is corrupt (" + e.what() + "); it was left untouched");
   }
-}
-
-std::string now_iso8601() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
-
-std::string content_hash(std::string_view text) {
-  std::uint64_t h = 14695981039346656037ull;  // FNV-1a 64 offset basis
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
-  return buf;
 }
 
 }  // namespace swz

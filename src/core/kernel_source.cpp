@@ -2,7 +2,7 @@
 // regions in. Diffs use Debian's dtl (libdtl-dev): a maintained Myers diff with
 // unified-hunk output, which beats hand-writing one.
 #include "swizzleperf/core/kernel_source.h"
-#include "swizzleperf/core/text.h"
+#include "swizzleperf/util/text.h"
 
 #include <dtl/dtl.hpp>
 
@@ -11,7 +11,7 @@
 #include <sstream>
 #include <vector>
 
-#include "swizzleperf/core/file_io.h"
+#include "swizzleperf/util/file_io.h"
 
 namespace swz {
 

@@ -13,9 +13,9 @@
 #include <set>
 #include <sstream>
 
-#include "swizzleperf/core/history.h"
 #include "swizzleperf/core/region_validator.h"
-#include "swizzleperf/core/text.h"
+#include "swizzleperf/util/text.h"
+#include "swizzleperf/util/file_io.h"
 
 namespace swz {
 
@@ -326,22 +326,16 @@ void to_json(nlohmann::json& j, const MappingReport& r) {
   if (!r.region_error.empty()) j["region_error"] = r.region_error;
 }
 
-Result<MappingReport> check_mapping(const std::string& region, const std::vector<TileGrid>& grids,
-                                    const HardwareProfile& hw, const MappingCheckOptions& options,
-                                    ProcessRunner& runner) {
+namespace {
+
+// Compiles and evaluates a region the caller has validated (or, in tests only, chose
+// not to).
+Result<MappingReport> evaluate_mapping(const std::string& region, const std::vector<TileGrid>& grids,
+                                       const HardwareProfile& hw, const MappingCheckOptions& options,
+                                       ProcessRunner& runner) {
   MappingReport report;
   report.num_dies = std::max(1, hw.num_dies);
   report.dispatch_source = hw.dispatch.kind + " [" + hw.dispatch.source + "]";
-  if (!options.unsafe_skip_region_validator_for_tests) {
-    if (auto verdict = validate_region_code(region); !verdict.ok) {
-      report.region_error = verdict.message();
-      return report;
-    }
-  }
-  if (auto st = validate_region(region); !st) {
-    report.compile_error = st.error().message;
-    return report;
-  }
   for (const auto& grid : grids)
     if (grid.num_pids() > kMaxCheckedPids)
       return make_error(fmt::format("grid {}x{} has {} tiles; the host mapping check evaluates at most {} (2^26) a grid: "
@@ -376,7 +370,7 @@ Result<MappingReport> check_mapping(const std::string& region, const std::vector
     const std::uint64_t expected = 4 * grid.num_pids();
     run.max_capture_bytes = static_cast<std::size_t>(expected) + 4096;
     auto rr = runner.run(run);
-    if (rr.interrupted) return make_error("interrupted");
+    if (rr.interrupted) return interrupted_error();
     GridCheck c;
     // A table cut short is a failure to evaluate, never a verdict about the region.
     std::string failure;
@@ -408,6 +402,36 @@ Result<MappingReport> check_mapping(const std::string& region, const std::vector
     if (!report.ok) break;
   }
   return report;
+}
+
+}  // namespace
+
+Result<MappingReport> check_mapping(const std::string& region, const std::vector<TileGrid>& grids,
+                                    const HardwareProfile& hw, const MappingCheckOptions& options,
+                                    ProcessRunner& runner) {
+  if (!options.unsafe_skip_region_validator_for_tests) {
+    if (auto verdict = validate_region_code(region); !verdict.ok) {
+      MappingReport report;
+      report.num_dies = std::max(1, hw.num_dies);
+      report.dispatch_source = hw.dispatch.kind + " [" + hw.dispatch.source + "]";
+      report.region_error = verdict.message();
+      return report;
+    }
+  }
+  if (auto st = validate_region(region); !st) {
+    MappingReport report;
+    report.num_dies = std::max(1, hw.num_dies);
+    report.dispatch_source = hw.dispatch.kind + " [" + hw.dispatch.source + "]";
+    report.compile_error = st.error().message;
+    return report;
+  }
+  return evaluate_mapping(region, grids, hw, options, runner);
+}
+
+Result<MappingReport> check_mapping(const ValidRegion& region, const std::vector<TileGrid>& grids,
+                                    const HardwareProfile& hw, const MappingCheckOptions& options,
+                                    ProcessRunner& runner) {
+  return evaluate_mapping(region.code(), grids, hw, options, runner);
 }
 
 }  // namespace swz

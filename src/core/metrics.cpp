@@ -3,7 +3,7 @@
 // from "measured zero". Reading tolerates null for an optional and a missing
 // raw/launches; Timing's four fields are all required.
 #include "swizzleperf/core/metrics.h"
-#include "swizzleperf/core/json_field.h"
+#include "swizzleperf/util/json_field.h"
 
 namespace swz {
 

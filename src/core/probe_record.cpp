@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "swizzleperf/core/file_io.h"
+#include "swizzleperf/util/file_io.h"
 
 namespace swz::probe {
 

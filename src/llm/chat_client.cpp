@@ -1,6 +1,6 @@
 // ChatClient over libcurl; see chat_client.h for the contract.
 #include "swizzleperf/llm/chat_client.h"
-#include "swizzleperf/core/text.h"
+#include "swizzleperf/util/text.h"
 
 #include <curl/curl.h>
 
@@ -15,7 +15,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "swizzleperf/core/process.h"
+#include "swizzleperf/util/process.h"
 
 namespace swz {
 

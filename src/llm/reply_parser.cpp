@@ -1,6 +1,6 @@
 // Reply parser; see reply_parser.h for the contract.
 #include "swizzleperf/llm/reply_parser.h"
-#include "swizzleperf/core/text.h"
+#include "swizzleperf/util/text.h"
 
 #include <algorithm>
 #include <vector>

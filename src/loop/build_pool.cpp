@@ -10,7 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "swizzleperf/core/history.h"
+#include "swizzleperf/util/hash.h"
+#include "swizzleperf/util/file_io.h"
 
 namespace swz {
 

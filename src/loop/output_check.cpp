@@ -1,6 +1,7 @@
 // OutputCheck: see the header. The digest algorithm here must stay identical to
 // kernels/support/swz_harness.h (device) and tests/fakes/fake_nvcc.cpp (emulator).
 #include "swizzleperf/loop/output_check.h"
+#include "swizzleperf/util/file_io.h"
 
 #include <fmt/format.h>
 
@@ -8,8 +9,6 @@
 #include <cstring>
 #include <sstream>
 
-#include "swizzleperf/core/history.h"
-#include "swizzleperf/loop/optimizer.h"
 
 namespace swz {
 
@@ -237,6 +236,41 @@ OutputCheckResult OutputCheck::check_candidate(const fs::path& exe, const fs::pa
   std::error_code ec;
   fs::remove(dir / "output.bin", ec);
   return {};
+}
+
+std::string compare_outputs(const fs::path& a, const fs::path& b, double tol) {
+  auto ra = read_file(a), rb = read_file(b);
+  if (!ra) return ra.error().message;
+  if (!rb) return rb.error().message;
+  const std::string& x = *ra;
+  const std::string& y = *rb;
+  if (x.size() != y.size()) return fmt::format("output sizes differ ({} vs {} bytes)", x.size(), y.size());
+  if (tol <= 0) {
+    std::size_t diff = 0, first = std::string::npos;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (x[i] != y[i]) {
+        if (first == std::string::npos) first = i;
+        ++diff;
+      }
+    return diff == 0 ? "" : fmt::format("{} of {} output bytes differ from the baseline's (first at byte {})", diff, x.size(), first);
+  }
+  const std::size_t n = x.size() / sizeof(float);
+  std::size_t bad = 0, first = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    // Bit-identical values are equal, inf and NaN included.
+    if (std::memcmp(x.data() + i * 4, y.data() + i * 4, 4) == 0) continue;
+    float fa, fb;
+    std::memcpy(&fa, x.data() + i * 4, 4);
+    std::memcpy(&fb, y.data() + i * 4, 4);
+    const double err = std::fabs(static_cast<double>(fa) - fb);
+    if (!(err <= tol * std::max(1.0, std::fabs(static_cast<double>(fa))))) {
+      if (bad++ == 0) first = i;
+    }
+  }
+  // Bytes past the last whole float are compared exactly.
+  for (std::size_t i = n * 4; i < x.size(); ++i)
+    if (x[i] != y[i] && bad++ == 0) first = n;
+  return bad == 0 ? "" : fmt::format("{} of {} output values differ from the baseline's beyond rel tol {} (first at index {})", bad, n, tol, first);
 }
 
 }  // namespace swz

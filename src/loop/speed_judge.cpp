@@ -7,7 +7,7 @@
 #include <memory>
 #include <thread>
 
-#include "swizzleperf/core/process_session.h"
+#include "swizzleperf/util/process_session.h"
 
 namespace swz {
 
@@ -84,7 +84,7 @@ Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::p
     return j["median_ms"].get<double>();
   };
   for (int i = 0; i < rounds; ++i) {
-    if (interrupt_requested()) return make_error("interrupted");
+    if (interrupt_requested()) return interrupted_error();
     auto a = time_one(exe_base, base_s.get(), "baseline");
     if (!a) return a.error();
     auto b = time_one(exe_cand, cand_s.get(), "candidate");

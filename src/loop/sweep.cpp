@@ -1,16 +1,15 @@
 // Sweep measurement: two executables built once; per size, the mapping is
 // checked on that size's grid, outputs compared, then both timed and profiled.
 #include "swizzleperf/loop/sweep.h"
-#include "swizzleperf/core/text.h"
+#include "swizzleperf/util/text.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "swizzleperf/core/history.h"
-#include "swizzleperf/core/mapping_check.h"
-#include "swizzleperf/core/stats.h"
-#include "swizzleperf/loop/optimizer.h"
-#include "swizzleperf/loop/speed_judge.h"
+#include "swizzleperf/util/stats.h"
+#include "swizzleperf/loop/attempt_pipeline.h"
+#include "swizzleperf/util/file_io.h"
 
 namespace swz {
 
@@ -84,7 +83,9 @@ std::string render_sweep_markdown(const SweepReport& r) {
 Result<SweepReport> run_sweep(Backend& backend, ProcessRunner& runner, const SweepOptions& opt) {
   auto kernel = KernelSource::load(opt.kernel);
   if (!kernel) return kernel.error();
-  auto spliced = kernel->splice(opt.region);
+  auto region = ValidRegion::make(opt.region);  // the pattern enters here
+  if (!region) return region.error();
+  auto spliced = kernel->splice(region->code());
   if (!spliced) return spliced.error();
   if (auto st = backend.preflight(true); !st) return st.error();
   std::error_code ec;
@@ -103,84 +104,72 @@ Result<SweepReport> run_sweep(Backend& backend, ProcessRunner& runner, const Swe
     if (!b) return b.error();
     if (!b->ok) return make_error(src.string() + " does not build: " + b->failure);
   }
-  const auto& tools = backend.tools();
-  auto verify = backend.run_program(cand_exe, {"verify"}, tools.run_timeout);
-  const bool cand_verifies = verify.process.success() && verify.json.value("ok", false);
   std::optional<std::string> first_bad;
   for (const auto& size : opt.sizes) {
-    if (interrupt_requested()) return make_error("interrupted");
+    if (interrupt_requested()) return interrupted_error();
     SweepPoint p;
     p.size = size;
     p.objective = opt.objective;
-    const std::vector<std::string> sz = {"--size", size_str(size)};
-    auto info = backend.run_program(base_exe, {"info", "--size", size_str(size)}, tools.run_timeout);
-    if (!info.process.success() || !info.json.contains("grid")) {
-      p.verdict = "breaks: the program rejects this size (" + tail_lines(info.process.err, 1) + ")";
+    // One measurement setting per size: the optimize loop's own stages.
+    const auto base_dir = opt.out_dir / ("baseline-" + size_str(size)), cand_dir = opt.out_dir / ("pattern-" + size_str(size));
+    fs::create_directories(base_dir, ec);
+    fs::create_directories(cand_dir, ec);
+    MeasureSetup setup;
+    setup.hw = *hw;
+    setup.size = size;
+    setup.time_reps = opt.time_reps;
+    setup.warmup = opt.warmup;
+    setup.recheck_rounds = opt.rounds;
+    setup.host_cxx = opt.host_cxx;
+    setup.baseline_dir = base_dir;
+    auto info = AttemptPipeline(backend, runner, setup).read_info(base_exe, base_dir);
+    if (!info) {
+      if (info.error().interrupted()) return info.error();
+      p.verdict = "breaks: the program rejects this size (" + info.error().message + ")";
       report.points.push_back(p);
       continue;
     }
-    const auto& gj = info.json["grid"];
-    auto dim = [&](const char* k) { return gj.is_object() && gj.contains(k) && gj[k].is_number_integer() ? gj[k].get<long long>() : -1; };
-    auto grid = make_tile_grid(dim("m"), dim("n"), "the program's info grid");
-    if (!grid) {
-      p.verdict = "breaks: " + grid.error().message;
-      report.points.push_back(p);
-      continue;
-    }
-    p.grid = *grid;
+    setup.program = *info;
+    setup.window = LaunchWindow{};  // every launch: a sweep compares sizes, not a long run
+    p.grid = info->grid;
     spdlog::info("sweep {} grid {}x{}", size_str(size), p.grid.m, p.grid.n);
-    MappingCheckOptions mo{opt.host_cxx, opt.out_dir / "mapping", std::chrono::seconds(60)};
-    auto check = check_mapping(opt.region, {p.grid}, *hw, mo, runner);
-    if (!check || !check->ok) {
-      p.verdict = "breaks: " + (check ? check->summary() : check.error().message);
-    } else if (!cand_verifies) {
-      p.verdict = "breaks: the pattern fails verify mode";
+    AttemptPipeline pipe(backend, runner, setup);
+    Attempt base, cand;
+    base.label = "baseline";
+    cand.label = opt.label;
+    cand.iteration = 1;
+    auto breaks = [&](const std::string& who, const StageResult& r, const Attempt& a) -> std::optional<std::string> {
+      if (r.passed()) return std::nullopt;
+      if (r.end == StageEnd::failed) return "breaks: " + who + a.reason;
+      return "breaks: " + who + (r.reason.empty() ? "interrupted" : r.reason);
+    };
+    StageResult r = pipe.check(cand, *region, cand_dir, {});
+    if (r.end == StageEnd::failed && cand.status == AttemptStatus::duplicate) r = {};  // the identity order: still measured
+    std::optional<std::string> broke = breaks("", r, cand);
+    if (!broke) broke = breaks("the baseline: ", pipe.measure_reference(base, base_exe, base_dir), base);
+    if (!broke) broke = breaks("", pipe.evaluate(cand, cand_exe, cand_dir, base), cand);
+    if (broke) {
+      if (interrupt_requested()) return interrupted_error();
+      p.verdict = *broke;
     } else {
-      const auto base_out = opt.out_dir / "base.bin", cand_out = opt.out_dir / "cand.bin";
-      auto d1 = backend.run_program(base_exe, {"dump", base_out.string(), "--size", size_str(size)}, tools.run_timeout);
-      auto d2 = backend.run_program(cand_exe, {"dump", cand_out.string(), "--size", size_str(size)}, tools.run_timeout);
-      std::string diff = d1.process.success() && d2.process.success()
-                             ? compare_outputs(base_out, cand_out, info.json.value("dump_tol", 0.0))
-                             : "dump failed: " + (d1.process.success() ? d2 : d1).process.describe();
-      fs::remove(base_out, ec);
-      fs::remove(cand_out, ec);
-      if (!diff.empty()) p.verdict = "breaks: " + diff;
-    }
-    if (p.verdict.empty()) {
-      const std::string regex = info.json.value("kernel_regex", "");
-      if (opt.rounds > 0) {  // interleaved A B rounds: the speedup with its interval
-        auto c = compare_speed(backend, base_exe, cand_exe,
-                               {"time", "--reps", std::to_string(opt.time_reps), "--warmup", std::to_string(opt.warmup),
-                                "--size", size_str(size)},
-                               opt.rounds, tools.run_timeout);
-        if (c) {
-          p.base_ms = median_of(c->baseline_ms);
-          p.cand_ms = median_of(c->candidate_ms);
-          p.speedup = c->ratio.estimate;
-          p.speedup_ci_low = c->ratio.low;
-          p.speedup_ci_high = c->ratio.high;
-          p.significant = c->ratio.significant;
-        } else {
-          spdlog::warn("sweep {}: {}", size_str(size), c.error().message);
-        }
+      if (opt.rounds > 0 && pipe.recheck(cand, cand_exe, base_exe).passed() && cand.significant) {
+        p.base_ms = median_of(cand.recheck.value("baseline_ms", std::vector<double>{}));
+        p.cand_ms = median_of(cand.recheck.value("candidate_ms", std::vector<double>{}));
+        p.speedup = cand.speedup;
+        p.speedup_ci_low = cand.speedup_ci_low;
+        p.speedup_ci_high = cand.speedup_ci_high;
+        p.significant = cand.significant;
+      } else {  // no interleaved timing (rounds 0 or it failed): the one run each
+        if (base.timing) p.base_ms = base.timing->median_ms;
+        if (cand.timing) p.cand_ms = cand.timing->median_ms;
       }
-      for (int which = 0; which < 2; ++which) {
-        const auto& exe = which == 0 ? base_exe : cand_exe;
-        auto& ms = which == 0 ? p.base_ms : p.cand_ms;
-        if (!p.speedup) {  // no interleaved timing (rounds 0 or it failed): one run each
-          auto t = backend.run_program(exe, {"time", "--reps", std::to_string(opt.time_reps), "--warmup",
-                                             std::to_string(opt.warmup), "--size", size_str(size)}, tools.run_timeout);
-          if (t.json.contains("median_ms")) ms = t.json["median_ms"].get<double>();
-        }
-        auto m = backend.profile({exe, {"profile", "--size", size_str(size)}, regex,
-                                  opt.out_dir / fmt::format("{}-{}", which == 0 ? "baseline" : "pattern", size_str(size)),
-                                  LaunchWindow{}});  // every launch: a sweep compares sizes, not a long run
-        auto& l2 = which == 0 ? p.base_l2 : p.cand_l2;
-        auto& fab = which == 0 ? p.base_fabric : p.cand_fabric;
-        if (m) {
-          l2 = m->l2_hit_pct;
-          fab = m->fabric_sectors;
-        }
+      if (pipe.profile(base, base_exe, base_dir).passed() && base.metrics) {
+        p.base_l2 = base.metrics->l2_hit_pct;
+        p.base_fabric = base.metrics->fabric_sectors;
+      }
+      if (pipe.profile(cand, cand_exe, cand_dir).passed() && cand.metrics) {
+        p.cand_l2 = cand.metrics->l2_hit_pct;
+        p.cand_fabric = cand.metrics->fabric_sectors;
       }
     }
     if (!first_bad && sweep_verdict(p) != "helps") first_bad = size_str(size) + " (" + sweep_verdict(p) + ")";
@@ -188,8 +177,8 @@ Result<SweepReport> run_sweep(Backend& backend, ProcessRunner& runner, const Swe
   }
   report.conclusion = first_bad ? "The pattern stops helping first at size " + *first_bad + "."
                                 : "The pattern helps at every size measured.";
-  (void)write_file_atomic(opt.out_dir / "sweep.json", nlohmann::json(report).dump(2) + "\n");
-  (void)write_file_atomic(opt.out_dir / "sweep.md", render_sweep_markdown(report));
+  if (auto st = write_file_atomic(opt.out_dir / "sweep.json", nlohmann::json(report).dump(2) + "\n"); !st) return st.error();
+  if (auto st = write_file_atomic(opt.out_dir / "sweep.md", render_sweep_markdown(report)); !st) return st.error();
   return report;
 }
 

@@ -1,8 +1,10 @@
 // `swizzleperf probe` on the device: build and run the topology probe, profile
 // its reader launches with ncu, assemble and store the ProbeResult.
+#include "swizzleperf/backend/backend_factory.h"
 #include "swizzleperf/probe/probe_runner.h"
-#include "swizzleperf/core/stats.h"
-#include "swizzleperf/core/text.h"
+#include "swizzleperf/util/stats.h"
+#include "swizzleperf/util/text.h"
+#include "swizzleperf/util/file_io.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -14,8 +16,8 @@
 
 #include "swizzleperf/backend/cuda_backend.h"
 #include "swizzleperf/backend/hip_backend.h"
-#include "swizzleperf/core/csv.h"
-#include "swizzleperf/core/history.h"
+#include "swizzleperf/util/csv.h"
+#include "swizzleperf/util/text.h"
 
 namespace swz::probe {
 
@@ -423,7 +425,7 @@ Result<ProbeResult> run_cuda_probe(const ProbeOptions& o, ProcessRunner& runner,
                     o.tools.build_timeout};
   auto b = runner.run(build);
   if (!b.started) return make_error("cannot run nvcc (" + cuda.compiler_path() + "): " + trim(tail_lines(b.err, 1)) + "; pass --nvcc PATH");
-  if (b.interrupted) return make_error("interrupted");
+  if (b.interrupted) return interrupted_error();
   if (!b.success())
     return make_error("cannot build topology_probe.cu: nvcc " + b.describe() + ": " + trim(tail_lines(b.out + b.err, 1)));
 
@@ -433,7 +435,7 @@ Result<ProbeResult> run_cuda_probe(const ProbeOptions& o, ProcessRunner& runner,
   auto mode = [&](const std::vector<std::string>& args, const std::string& name, bool required) -> Result<nlohmann::json> {
     progress("running topology_probe " + format_argv(args));
     auto run = cuda.run_program(exe, args, o.tools.run_timeout);
-    if (run.process.interrupted) return make_error("interrupted");
+    if (run.process.interrupted) return interrupted_error();
     if (run.process.success() && run.json.is_object() && run.json.value("mode", "") == name) return run.json;
     const std::string why = "topology_probe " + format_argv(args) + ": " + program_failure(run);
     if (required) return make_error(why);
@@ -461,7 +463,7 @@ Result<ProbeResult> run_cuda_probe(const ProbeOptions& o, ProcessRunner& runner,
     progress("profiling the side probe: " + format_argv(spec.argv));
     auto r = runner.run(spec);
     (void)write_file_atomic(work / "side_ncu.csv", r.out);
-    if (r.interrupted) return make_error("interrupted");
+    if (r.interrupted) return interrupted_error();
     if (!r.started) {
       in.notes.push_back("cannot run ncu (" + ncu + "): " + trim(tail_lines(r.err, 1)));
     } else {

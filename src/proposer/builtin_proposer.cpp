@@ -2,7 +2,7 @@
 // one proposal serves every grid size; reflection is a pure function of the
 // history (which families broke or regressed, which member is best).
 #include "swizzleperf/proposer/builtin_proposer.h"
-#include "swizzleperf/core/json_field.h"
+#include "swizzleperf/util/json_field.h"
 
 #include <fmt/format.h>
 
@@ -118,11 +118,9 @@ std::string gqa_group_body(int group, int stride) {
 
 // The program's info "hints" as stored in the history (an object, or empty).
 nlohmann::json hints_of(const RunHistory& h) {
-  if (!h.config.is_object()) return nlohmann::json::object();
-  const auto info = h.config.find("program_info");
-  if (info == h.config.end() || !info->is_object()) return nlohmann::json::object();
-  const auto hints = info->find("hints");
-  return hints != info->end() && hints->is_object() ? *hints : nlohmann::json::object();
+  const auto& info = h.program_info.raw;
+  const auto hints = info.find("hints");
+  return hints != info.end() && hints->is_object() ? *hints : nlohmann::json::object();
 }
 
 int hint_int(const nlohmann::json& hints, const char* key) {
@@ -415,7 +413,7 @@ Result<Proposal> BuiltinProposer::propose_assuming(const ProposalContext& ctx,
       if (pick) break;
     }
   }
-  if (!pick) return make_error(kExhausted);
+  if (!pick) return exhausted_error();
 
   Proposal prop;
   prop.label = pick->label();

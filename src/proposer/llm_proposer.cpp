@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "swizzleperf/core/history.h"
+#include "swizzleperf/util/file_io.h"
 
 namespace swz {
 
@@ -212,7 +213,9 @@ Result<Proposal> LlmProposer::propose(const ProposalContext& context) {
     save_text(context.attempt_dir / "prompt.txt", log.prompts);
     save_text(context.attempt_dir / "reply.json", j.dump(2) + "\n");
   };
+  failure_meta_ = nlohmann::json::object();
   auto fail = [&](Error e) -> Result<Proposal> {
+    failure_meta_ = {{"calls", log.summary}};
     Result<Proposal> r(std::move(e));
     save(r);
     return r;

@@ -1,8 +1,9 @@
 // PromptBuilder; see prompt_builder.h for the contract.
 #include "swizzleperf/proposer/prompt_builder.h"
-#include "swizzleperf/core/text.h"
+#include "swizzleperf/util/text.h"
 
 #include "swizzleperf/core/history.h"
+#include "swizzleperf/util/file_io.h"
 
 #include <cmath>
 #include <fstream>

@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/fixtures.h"
-#include "swizzleperf/core/process.h"
+#include "swizzleperf/util/process.h"
 
 namespace swz::test {
 namespace {

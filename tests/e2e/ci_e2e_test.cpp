@@ -11,7 +11,7 @@
 #include "support/fixtures.h"
 #include "support/junit_reader.h"
 #include "support/png_reader.h"
-#include "swizzleperf/core/process.h"
+#include "swizzleperf/util/process.h"
 
 namespace swz::test {
 namespace {

@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "swizzleperf/core/name_pattern.h"
+#include "swizzleperf/util/name_pattern.h"
 
 namespace {
 

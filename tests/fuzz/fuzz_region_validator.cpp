@@ -15,7 +15,7 @@
 
 #include <unistd.h>
 
-#include "swizzleperf/core/process.h"
+#include "swizzleperf/util/process.h"
 #include "swizzleperf/core/region_validator.h"
 
 namespace {

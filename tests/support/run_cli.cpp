@@ -2,7 +2,7 @@
 // own process runner (argv, timeout, process-group kill).
 #include "support/fixtures.h"
 
-#include "swizzleperf/core/process.h"
+#include "swizzleperf/util/process.h"
 
 namespace swz::test {
 

@@ -1,57 +1,45 @@
 // Tests of loop/build_pool: dedupe by content, prefetch then get, a failed
 // prefetched build reported once, the gate, bounded concurrency, serial mode.
-// The real CUDA backend builds through a compiler double at the process seam that
-// records how many compilers run at once, writes the -o file, and fails on "BROKEN".
+// The real CUDA backend builds through the shared ScriptedRunner at the process seam
+// (it records how many compilers run at once); its compiler handler writes the -o
+// file and fails on "BROKEN".
 #include "swizzleperf/loop/build_pool.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <fstream>
-#include <mutex>
 #include <thread>
 
 #include "support/fixtures.h"
+#include "support/scripted_runner.h"
 #include "swizzleperf/backend/cuda_backend.h"
 
 namespace swz {
 namespace {
 
-class CompilerDouble final : public ProcessRunner {
- public:
-  std::chrono::milliseconds delay{0};
-  std::atomic<int> calls{0}, running{0}, max_running{0};
-  ProcessResult run(const ProcessSpec& spec) override {
-    ++calls;
-    const int now = ++running;
-    int seen = max_running.load();
-    while (now > seen && !max_running.compare_exchange_weak(seen, now)) {
-    }
-    std::this_thread::sleep_for(delay);
-    ProcessResult r;
-    r.started = true;
-    const auto& argv = spec.argv;
-    const std::string source = argv.back();
-    const auto o = std::find(argv.begin(), argv.end(), "-o");
-    std::ifstream in(source);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (text.find("BROKEN") != std::string::npos) {
-      r.exit_code = 1;
-      r.err = source + ":1: error: BROKEN\n";
-    } else {
-      r.exit_code = 0;
-      std::ofstream(*(o + 1)) << "binary of " << text;
-    }
-    --running;
-    return r;
-  }
-};
+// The compiler double: reads the source (argv's last), fails on "BROKEN", else writes
+// "binary of <source text>" to the -o file. It sleeps `delay` first, so builds that
+// run at the same time overlap and show in the runner's max_concurrent().
+ProcessResult compile(const ProcessSpec& spec, std::chrono::milliseconds delay) {
+  std::this_thread::sleep_for(delay);
+  const auto& argv = spec.argv;
+  const std::string source = argv.back();
+  const auto o = std::find(argv.begin(), argv.end(), "-o");
+  std::ifstream in(source);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.find("BROKEN") != std::string::npos) return test::exited(1, "", source + ":1: error: BROKEN\n");
+  std::ofstream(*(o + 1)) << "binary of " << text;
+  return test::exited(0);
+}
 
 class BuildPoolTest : public ::testing::Test {
  protected:
   BuildPoolTest() {
     tools.compiler = "nvcc-double";
+    runner.on("nvcc-double", [this](const ProcessSpec& s) { return compile(s, delay); });
     backend = std::make_unique<CudaBackend>(runner, tools);
   }
   BuildSpec spec(const std::string& text) { return {text, 2, "sm_90"}; }
@@ -59,7 +47,8 @@ class BuildPoolTest : public ::testing::Test {
     test::write_text(tmp / (name + ".hip"), text);
     return tmp / (name + ".hip");
   }
-  CompilerDouble runner;
+  test::ScriptedRunner runner;
+  std::chrono::milliseconds delay{0};  // each compile's sleep (set before any build starts)
   ToolOptions tools;
   std::unique_ptr<CudaBackend> backend;
   test::TempDir tmp;
@@ -81,12 +70,12 @@ TEST_F(BuildPoolTest, PrefetchIsDedupedAndGetTakesItOnce) {
   EXPECT_TRUE(got.build->ok);
   EXPECT_TRUE(got.prefetched);
   EXPECT_EQ(pool.started(), 1);
-  EXPECT_EQ(runner.calls.load(), 1);
+  EXPECT_EQ(runner.calls().size(), 1u);
   EXPECT_EQ(test::read_text(tmp / "a.exe"), "binary of kernel A");
   // Handed out once: asking again builds in the foreground.
   auto again = pool.get(spec("kernel A"), src("a2", "kernel A"), tmp / "a2.exe");
   EXPECT_FALSE(again.prefetched);
-  EXPECT_EQ(runner.calls.load(), 2);
+  EXPECT_EQ(runner.calls().size(), 2u);
   EXPECT_TRUE(fs::exists(tmp / "a2.exe"));
 }
 
@@ -109,7 +98,7 @@ TEST_F(BuildPoolTest, AFailedPrefetchIsReportedByTheOneGetThatAsks) {
   EXPECT_FALSE(got.build->ok);
   EXPECT_NE(got.build->failure.find("BROKEN"), std::string::npos) << got.build->failure;
   EXPECT_FALSE(fs::exists(tmp / "c.exe"));
-  EXPECT_EQ(runner.calls.load(), 1);
+  EXPECT_EQ(runner.calls().size(), 1u);
 }
 
 TEST_F(BuildPoolTest, AClosedGateMeansNoBackgroundCompile) {
@@ -122,13 +111,13 @@ TEST_F(BuildPoolTest, AClosedGateMeansNoBackgroundCompile) {
   auto got = pool.get(spec("kernel D"), src("d", "kernel D"), tmp / "d.exe");
   EXPECT_EQ(gate_calls.load(), 1);
   EXPECT_FALSE(got.prefetched);
-  EXPECT_EQ(runner.calls.load(), 1);  // the foreground build only
+  EXPECT_EQ(runner.calls().size(), 1u);  // the foreground build only
   ASSERT_TRUE(got.build);
   EXPECT_TRUE(got.build->ok);
 }
 
 TEST_F(BuildPoolTest, BackgroundBuildsAreBoundedByJobsMinusOne) {
-  runner.delay = std::chrono::milliseconds(60);
+  delay = std::chrono::milliseconds(60);
   {
     BuildPool pool(*backend, tmp / "cache", 3);
     for (int i = 0; i < 6; ++i) pool.prefetch(spec("kernel " + std::to_string(i)));
@@ -142,7 +131,7 @@ TEST_F(BuildPoolTest, BackgroundBuildsAreBoundedByJobsMinusOne) {
     EXPECT_EQ(pool.started(), 6);
     EXPECT_TRUE(fs::exists(tmp / "cache"));
   }
-  EXPECT_EQ(runner.max_running.load(), 2);
+  EXPECT_EQ(runner.max_concurrent(), 2);
   EXPECT_FALSE(fs::exists(tmp / "cache"));  // removed with the pool
 }
 
@@ -150,10 +139,10 @@ TEST_F(BuildPoolTest, OneJobIsTheSerialLoop) {
   BuildPool pool(*backend, tmp / "cache", 1);
   pool.prefetch(spec("kernel E"));
   EXPECT_EQ(pool.started(), 0);
-  EXPECT_EQ(runner.calls.load(), 0);
+  EXPECT_EQ(runner.calls().size(), 0u);
   auto got = pool.get(spec("kernel E"), src("e", "kernel E"), tmp / "e.exe");
   EXPECT_FALSE(got.prefetched);
-  EXPECT_EQ(runner.calls.load(), 1);
+  EXPECT_EQ(runner.calls().size(), 1u);
 }
 
 TEST(BuildPoolDefaults, DefaultJobsIsBetweenOneAndFour) {

@@ -293,7 +293,7 @@ Attempt judged(Attempt a, double speedup, double low, double high) {
 
 TEST_F(BuiltinPropose, TimeObjectiveDoesNotRefineAFamilyThatRaisedL2ButSlowedTheKernel) {
   RunHistory h;
-  h.config = {{"objective", "time"}};
+  h.config.objective = Objective::time;
   int it = 0;
   for (const auto& c : BuiltinProposer::seed_order(sm90(), {32, 256})) {
     Attempt a = tried(++it, c.family, c.param, AttemptStatus::ok, c.family == "grouped_m" ? 85.0 : 60.0);
@@ -316,18 +316,18 @@ TEST_F(BuiltinPropose, TimeObjectiveDoesNotRefineAFamilyThatRaisedL2ButSlowedThe
   EXPECT_TRUE(saw);
 
   // The same history under l2: the paper's reflection refines the best-L2 family.
-  h.config["objective"] = "l2";
+  h.config.objective = Objective::l2;
   auto q = propose(sm90(), h);
   ASSERT_TRUE(q) << q.error().message;
   EXPECT_EQ(family_of(*q), "grouped_m");
 
   // Under time with nothing significantly faster, nothing is refined: exhausted.
-  h.config["objective"] = "time";
+  h.config.objective = Objective::time;
   for (auto& a : h.attempts)
     if (a.proposal.value("family", "") == "grouped_n") a = judged(a, 1.01, 0.99, 1.03);
   auto r = propose(sm90(), h);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().message, kExhausted);
+  EXPECT_TRUE(r.error().exhausted());
 }
 
 TEST_F(BuiltinPropose, MovesToTheNextFamilyWhenTheBestIsFullyExplored) {
@@ -350,7 +350,7 @@ TEST_F(BuiltinPropose, ExhaustedWhenEverythingWasTried) {
       h.attempts.push_back(tried(++it, c.family, p, AttemptStatus::ok, 50.0 + it));
   auto p = propose(gfx942(), h);
   ASSERT_FALSE(p);
-  EXPECT_EQ(p.error().message, kExhausted);
+  EXPECT_TRUE(p.error().exhausted());
   EXPECT_FALSE(p.error().fatal);
 }
 
@@ -361,7 +361,7 @@ TEST_F(BuiltinPropose, ExhaustedWhenEveryFamilyBroke) {
     h.attempts.push_back(tried(++it, c.family, c.param, AttemptStatus::build_failed));
   auto p = propose(gfx942(), h, {1, 4096});
   ASSERT_FALSE(p);
-  EXPECT_EQ(p.error().message, kExhausted);
+  EXPECT_TRUE(p.error().exhausted());
 }
 
 TEST_F(BuiltinPropose, OtherProposersAttemptsAreIgnored) {
@@ -508,7 +508,7 @@ TEST(BuiltinFamilyOrder, ColumnFamiliesVisitTheIntendedTiles) {
 
 TEST_F(BuiltinPropose, ProgramHintsFromTheHistoryChooseTheFamilies) {
   RunHistory h;
-  h.config["program_info"] = {{"kernel", "anything"}, {"hints", attention_hints(true, 4, 4)}};
+  h.program_info = program_info_from_json({{"kernel", "anything"}, {"hints", attention_hints(true, 4, 4)}});
   auto p = propose(sm90(), h, {128, 128});
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_EQ(family_of(*p), "longest_first");
@@ -534,7 +534,7 @@ TEST_F(BuiltinPropose, ProgramHintsFromTheHistoryChooseTheFamilies) {
 TEST_F(BuiltinPropose, LookaheadIsWhatProposeReturnsNowAndNextWhileExploring) {
   for (const bool with_hints : {false, true}) {
     RunHistory h;
-    if (with_hints) h.config["program_info"] = {{"kernel", "anything"}, {"hints", attention_hints(true, 4, 4)}};
+    if (with_hints) h.program_info = program_info_from_json({{"kernel", "anything"}, {"hints", attention_hints(true, 4, 4)}});
     const auto ahead = lookahead(sm90(), h, 4, {128, 128});
     ASSERT_EQ(ahead.size(), 4u);
     for (int i = 0; i < 4; ++i) {
@@ -546,7 +546,7 @@ TEST_F(BuiltinPropose, LookaheadIsWhatProposeReturnsNowAndNextWhileExploring) {
     }
   }
   RunHistory hinted;
-  hinted.config["program_info"] = {{"kernel", "anything"}, {"hints", attention_hints(true, 4, 4)}};
+  hinted.program_info = program_info_from_json({{"kernel", "anything"}, {"hints", attention_hints(true, 4, 4)}});
   EXPECT_EQ(family_of(lookahead(sm90(), hinted, 1, {128, 128}).at(0)), "longest_first");
 }
 

@@ -1,6 +1,6 @@
 // Results loading (optimize --json, suite summaries, gate-shaped objects) and
 // the kernel-by-kernel comparison with its Markdown and JUnit renderings.
-#include "swizzleperf/loop/compare.h"
+#include "swizzleperf/report/compare.h"
 
 #include <gtest/gtest.h>
 

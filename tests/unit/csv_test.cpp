@@ -1,5 +1,5 @@
 // Tests for the RFC 4180 reader and parse_number.
-#include "swizzleperf/core/csv.h"
+#include "swizzleperf/util/csv.h"
 
 #include <gtest/gtest.h>
 

@@ -9,29 +9,18 @@
 
 #include "swizzleperf/backend/ncu_parser.h"
 #include "support/fixtures.h"
+#include "support/scripted_runner.h"
 
 namespace swz {
 namespace {
 
 using test::value_after;
 
-class RecordingRunner final : public ProcessRunner {
- public:
-  ProcessResult answer;
-  std::vector<ProcessSpec> calls;
-  ProcessResult run(const ProcessSpec& spec) override {
-    calls.push_back(spec);
-    return answer;
-  }
-};
+using test::ScriptedRunner;
 
-// A runner whose every process exits 0 printing a real H100 ncu table (one gemm launch).
-RecordingRunner ncu_answering_with_gemm_csv() {
-  RecordingRunner runner;
-  runner.answer.started = true;
-  runner.answer.exit_code = 0;
-  runner.answer.out = test::read_text(test::fixture_path("ncu/gemm_h100_details.csv"));
-  return runner;
+// Every process exits 0 printing a real H100 ncu table (one gemm launch).
+void answer_with_gemm_csv(ScriptedRunner& runner) {
+  runner.otherwise(test::exited(0, test::read_text(test::fixture_path("ncu/gemm_h100_details.csv"))));
 }
 
 ToolOptions fake_cuda_tools() {
@@ -48,7 +37,7 @@ std::string joined_default_metrics() {
 }
 
 TEST(CudaBackend, ProfileArgvShape) {
-  RecordingRunner runner;
+  ScriptedRunner runner;
   CudaBackend cuda(runner, fake_cuda_tools());
   ProfileRequest req{"/runs/r/baseline/kernel", {"profile", "--size", "256,256,64"}, "gemm_kernel", "/runs/r/baseline"};
   const auto argv = cuda.profile_argv(req, "ncu");
@@ -66,7 +55,7 @@ TEST(CudaBackend, ProfileArgvShape) {
 }
 
 TEST(CudaBackend, ProfileArgvWithoutRegexHasNoKernelFilter) {
-  RecordingRunner runner;
+  ScriptedRunner runner;
   CudaBackend cuda(runner, fake_cuda_tools());
   const auto argv = cuda.profile_argv({"/x/kernel", {"profile"}, "", "/x"}, "ncu");
   EXPECT_EQ(std::find(argv.begin(), argv.end(), "--kernel-name"), argv.end());
@@ -74,7 +63,7 @@ TEST(CudaBackend, ProfileArgvWithoutRegexHasNoKernelFilter) {
 }
 
 TEST(CudaBackend, ProfileArgvCollectsTheRequestedWindowOfLaunches) {
-  RecordingRunner runner;
+  ScriptedRunner runner;
   CudaBackend cuda(runner, fake_cuda_tools());
   ProfileRequest req{"/x/kernel", {"profile"}, "sw_kernel", "/x", profile_window(255, 24)};
   const auto argv = cuda.profile_argv(req, "ncu");
@@ -89,7 +78,8 @@ TEST(CudaBackend, ProfileArgvCollectsTheRequestedWindowOfLaunches) {
 
 TEST(CudaBackend, AWindowedProfileSaysWhichLaunchesItAggregated) {
   test::TempDir tmp;
-  RecordingRunner runner = ncu_answering_with_gemm_csv();
+  ScriptedRunner runner;
+  answer_with_gemm_csv(runner);
   CudaBackend cuda(runner, fake_cuda_tools());
   auto m = cuda.profile({"/x/kernel", {"profile"}, "gemm_kernel", tmp / "w", {7, 1, 15}});
   ASSERT_TRUE(m.ok()) << m.error().message;
@@ -119,12 +109,14 @@ TEST(ProfileWindow, TheMiddleLaunchesOfALongRunEveryLaunchOtherwise) {
 
 TEST(CudaBackend, ProfileRunsNcuAndParsesItsCsv) {
   test::TempDir tmp;
-  RecordingRunner runner = ncu_answering_with_gemm_csv();
+  ScriptedRunner runner;
+  answer_with_gemm_csv(runner);
   CudaBackend cuda(runner, fake_cuda_tools());
   auto m = cuda.profile({"/x/kernel", {"profile"}, "gemm_kernel", tmp / "baseline"});
   ASSERT_TRUE(m.ok()) << m.error().message;
-  ASSERT_EQ(runner.calls.size(), 1u);
-  EXPECT_EQ(runner.calls[0].argv, cuda.profile_argv({"/x/kernel", {"profile"}, "gemm_kernel", tmp / "baseline"}, "fake-ncu"));
+  const auto calls = runner.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].argv, cuda.profile_argv({"/x/kernel", {"profile"}, "gemm_kernel", tmp / "baseline"}, "fake-ncu"));
   EXPECT_EQ(m->launches, 1);
   ASSERT_TRUE(m->l2_hit_pct);
   EXPECT_NEAR(*m->l2_hit_pct, 43.72, 1e-3);
@@ -132,7 +124,7 @@ TEST(CudaBackend, ProfileRunsNcuAndParsesItsCsv) {
 }
 
 TEST(CudaBackend, BuildArgvShape) {
-  RecordingRunner runner;
+  ScriptedRunner runner;
   CudaBackend cuda(runner, fake_cuda_tools());
   const auto argv = cuda.build_argv({"kernels/gemm.hip", "out/gemm", 2, "sm_90"}, "nvcc");
   const auto has = [&](const std::string& a) { return std::find(argv.begin(), argv.end(), a) != argv.end(); };

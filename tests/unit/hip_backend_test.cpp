@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "support/fixtures.h"
+#include "support/scripted_runner.h"
 
 namespace swz {
 namespace {
@@ -17,27 +18,8 @@ using test::has_arg;
 using test::TempDir;
 using test::value_after;
 
-// Records every ProcessSpec and answers it with `script` (default: success, no output).
-class ScriptedRunner final : public ProcessRunner {
- public:
-  std::function<ProcessResult(const ProcessSpec&)> script;
-  std::vector<ProcessSpec> calls;
-
-  ProcessResult run(const ProcessSpec& spec) override {
-    calls.push_back(spec);
-    if (script) return script(spec);
-    return exited(0);
-  }
-
-  static ProcessResult exited(int code, std::string out = "", std::string err = "") {
-    ProcessResult r;
-    r.started = true;
-    r.exit_code = code;
-    r.out = std::move(out);
-    r.err = std::move(err);
-    return r;
-  }
-};
+using test::exited;
+using test::ScriptedRunner;
 
 ToolOptions fake_hip_tools() {
   ToolOptions t;
@@ -86,21 +68,21 @@ TEST(HipBackend, BuildArchFromRequestThenToolsThenNone) {
 
 TEST(HipBackend, BuildRunsTheConfiguredCompiler) {
   ScriptedRunner runner;
+  runner.otherwise(exited(0));
   HipBackend hip(runner, fake_hip_tools());
   auto b = hip.build({"src/gemm.hip", "out/gemm", 8, "gfx940"});
   ASSERT_TRUE(b.ok()) << b.error().message;
   EXPECT_TRUE(b->ok);
-  ASSERT_EQ(runner.calls.size(), 1u);
-  EXPECT_EQ(runner.calls[0].argv, b->argv);
-  EXPECT_EQ(runner.calls[0].argv.front(), "fake-hipcc");
-  EXPECT_EQ(runner.calls[0].argv, hip.build_argv({"src/gemm.hip", "out/gemm", 8, "gfx940"}, "fake-hipcc"));
+  const auto calls = runner.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].argv, b->argv);
+  EXPECT_EQ(calls[0].argv.front(), "fake-hipcc");
+  EXPECT_EQ(calls[0].argv, hip.build_argv({"src/gemm.hip", "out/gemm", 8, "gfx940"}, "fake-hipcc"));
 }
 
 TEST(HipBackend, CompileErrorIsAFailedBuildNotAnError) {
   ScriptedRunner runner;
-  runner.script = [](const ProcessSpec&) {
-    return ScriptedRunner::exited(1, "", "gemm.hip:10:3: error: use of undeclared identifier 'x'\n1 error generated\n");
-  };
+  runner.otherwise(exited(1, "", "gemm.hip:10:3: error: use of undeclared identifier 'x'\n1 error generated\n"));
   HipBackend hip(runner, fake_hip_tools());
   auto b = hip.build({"gemm.hip", "gemm", 8, "gfx940"});
   ASSERT_TRUE(b.ok());
@@ -113,12 +95,7 @@ TEST(HipBackend, CompileErrorIsAFailedBuildNotAnError) {
 
 TEST(HipBackend, CompilerThatCannotStartIsAnError) {
   ScriptedRunner runner;
-  runner.script = [](const ProcessSpec&) {
-    ProcessResult r;
-    r.started = false;
-    r.err = "execvp fake-hipcc: No such file or directory";
-    return r;
-  };
+  runner.otherwise(test::not_started("execvp fake-hipcc: No such file or directory"));
   HipBackend hip(runner, fake_hip_tools());
   auto b = hip.build({"gemm.hip", "gemm", 8, "gfx940"});
   ASSERT_FALSE(b.ok());
@@ -146,7 +123,7 @@ TEST(HipBackend, PreflightNamesTheMissingTool) {
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message.rfind("rocprofv3 not found", 0), 0u) << st.error().message;
   EXPECT_NE(st.error().message.find("--rocprof"), std::string::npos);
-  EXPECT_TRUE(runner.calls.empty());  // preflight only looks, it runs nothing
+  EXPECT_TRUE(runner.calls().empty());  // preflight only looks, it runs nothing
 }
 
 // ---- profile -------------------------------------------------------------------------
@@ -177,11 +154,10 @@ TEST(HipBackend, ProfileArgvWithoutRegexProfilesEveryKernel) {
   EXPECT_EQ(argv.back(), "profile");
 }
 
-// A fake rocprofv3: when it sees its own argv, writes `csv` as
-// -d DIR/<host>/<pid>/swz_counter_collection.csv (a nested layout, as some
-// rocprofv3 versions use) plus an agent_info.csv, then exits `code`.
-std::function<ProcessResult(const ProcessSpec&)> fake_rocprofv3(std::string csv, int code = 0,
-                                                               std::string err = "") {
+// A fake rocprofv3 (the handler for every process): when it sees its own argv,
+// writes `csv` as -d DIR/<host>/<pid>/swz_counter_collection.csv (a nested layout,
+// as some rocprofv3 versions use) plus an agent_info.csv, then exits `code`.
+ScriptedRunner::Handler fake_rocprofv3(std::string csv, int code = 0, std::string err = "") {
   return [csv = std::move(csv), code, err = std::move(err)](const ProcessSpec& spec) {
     if (!spec.argv.empty() && spec.argv[0] == "fake-rocprofv3") {
       const fs::path dir = value_after(spec.argv, "-d");
@@ -192,20 +168,21 @@ std::function<ProcessResult(const ProcessSpec&)> fake_rocprofv3(std::string csv,
                          test::read_text(test::fixture_path("rocprof/agent_info.csv")));
       }
     }
-    return ScriptedRunner::exited(code, "", err);
+    return exited(code, "", err);
   };
 }
 
 TEST(HipBackend, ProfileFindsTheNestedCounterCsvAndParsesIt) {
   TempDir tmp;
   ScriptedRunner runner;
-  runner.script = fake_rocprofv3(test::read_text(test::fixture_path("rocprof/counters_2025.csv")));
+  runner.otherwise(fake_rocprofv3(test::read_text(test::fixture_path("rocprof/counters_2025.csv"))));
   HipBackend hip(runner, fake_hip_tools());
   auto m = hip.profile(gemm_profile_request(tmp / "baseline"));
   ASSERT_TRUE(m.ok()) << m.error().message;
-  ASSERT_EQ(runner.calls.size(), 1u);
-  EXPECT_EQ(runner.calls[0].argv.front(), "fake-rocprofv3");
-  EXPECT_EQ(value_after(runner.calls[0].argv, "-d"), (tmp / "baseline" / "rocprof").string());
+  const auto calls = runner.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].argv.front(), "fake-rocprofv3");
+  EXPECT_EQ(value_after(calls[0].argv, "-d"), (tmp / "baseline" / "rocprof").string());
   // Only the gemm_kernel dispatches (3 of 4), as the regex asks.
   EXPECT_EQ(m->launches, 3);
   EXPECT_EQ(m->l2_hits, 9000000.0);
@@ -220,7 +197,7 @@ TEST(HipBackend, ProfileFindsTheNestedCounterCsvAndParsesIt) {
 TEST(HipBackend, ProfileParsesThe2024Header) {
   TempDir tmp;
   ScriptedRunner runner;
-  runner.script = fake_rocprofv3(test::read_text(test::fixture_path("rocprof/counters_2024.csv")));
+  runner.otherwise(fake_rocprofv3(test::read_text(test::fixture_path("rocprof/counters_2024.csv"))));
   HipBackend hip(runner, fake_hip_tools());
   auto m = hip.profile({"/x/kernel", {"profile"}, "addition_kernel", tmp.path()});
   ASSERT_TRUE(m.ok()) << m.error().message;
@@ -232,9 +209,9 @@ TEST(HipBackend, ProfileParsesThe2024Header) {
 TEST(HipBackend, ProfilerFailureIsAClearError) {
   TempDir tmp;
   ScriptedRunner runner;
-  runner.script = fake_rocprofv3("", 1,
-                                 "[rocprofv3] starting\nROCPROFILER_STATUS_ERROR_PROFILE_EXCEEDS_HW_LIMIT: "
-                                 "counters do not fit in one pass\n");
+  runner.otherwise(fake_rocprofv3("", 1,
+                                  "[rocprofv3] starting\nROCPROFILER_STATUS_ERROR_PROFILE_EXCEEDS_HW_LIMIT: "
+                                  "counters do not fit in one pass\n"));
   HipBackend hip(runner, fake_hip_tools());
   auto m = hip.profile(gemm_profile_request(tmp.path()));
   ASSERT_FALSE(m.ok());
@@ -246,7 +223,8 @@ TEST(HipBackend, ProfilerFailureIsAClearError) {
 
 TEST(HipBackend, MissingCounterCsvIsAClearError) {
   TempDir tmp;
-  ScriptedRunner runner;  // exits 0, writes nothing
+  ScriptedRunner runner;
+  runner.otherwise(exited(0));  // exits 0, writes nothing
   HipBackend hip(runner, fake_hip_tools());
   auto m = hip.profile(gemm_profile_request(tmp.path()));
   ASSERT_FALSE(m.ok());
@@ -257,7 +235,7 @@ TEST(HipBackend, MissingCounterCsvIsAClearError) {
 TEST(HipBackend, CounterCsvWithoutTheL2CountersIsAnError) {
   TempDir tmp;
   ScriptedRunner runner;
-  runner.script = fake_rocprofv3(test::read_text(test::fixture_path("rocprof/counters_missing_miss.csv")));
+  runner.otherwise(fake_rocprofv3(test::read_text(test::fixture_path("rocprof/counters_missing_miss.csv"))));
   HipBackend hip(runner, fake_hip_tools());
   auto m = hip.profile({"/x/kernel", {"profile"}, "", tmp.path()});
   ASSERT_FALSE(m.ok());
@@ -267,12 +245,7 @@ TEST(HipBackend, CounterCsvWithoutTheL2CountersIsAnError) {
 TEST(HipBackend, ProfilerThatCannotStartNamesTheOption) {
   TempDir tmp;
   ScriptedRunner runner;
-  runner.script = [](const ProcessSpec&) {
-    ProcessResult r;
-    r.started = false;
-    r.err = "execvp: No such file or directory";
-    return r;
-  };
+  runner.otherwise(test::not_started("execvp: No such file or directory"));
   HipBackend hip(runner, fake_hip_tools());
   auto m = hip.profile(gemm_profile_request(tmp.path()));
   ASSERT_FALSE(m.ok());
@@ -288,21 +261,19 @@ constexpr const char* kMi300xQuery =
 TEST(HipBackend, QueryDeviceBuildsRunsAndReadsTheDeviceQuery) {
   TempDir tmp;
   ScriptedRunner runner;
-  runner.script = [](const ProcessSpec& spec) {
-    if (spec.argv[0] == "fake-hipcc") return ScriptedRunner::exited(0);
-    return ScriptedRunner::exited(0, std::string("some runtime chatter\n") + kMi300xQuery + "\n");
-  };
+  runner.on("fake-hipcc", exited(0)).otherwise(exited(0, std::string("some runtime chatter\n") + kMi300xQuery + "\n"));
   HipBackend hip(runner, fake_hip_tools());
   auto hw = hip.query_device(tmp.path());
   ASSERT_TRUE(hw.ok()) << hw.error().message;
-  ASSERT_EQ(runner.calls.size(), 2u);
+  const auto calls = runner.calls();
+  ASSERT_EQ(calls.size(), 2u);
   // 1: hipcc builds kernels/support/device_query.hip into the work dir.
-  const auto& build = runner.calls[0].argv;
+  const auto& build = calls[0].argv;
   EXPECT_EQ(build.front(), "fake-hipcc");
   EXPECT_EQ(build.back(), (support_dir() / "device_query.hip").string());
   EXPECT_EQ(value_after(build, "-o"), (tmp / "device_query").string());
   // 2: the built program runs with no arguments.
-  EXPECT_EQ(runner.calls[1].argv, std::vector<std::string>{(tmp / "device_query").string()});
+  EXPECT_EQ(calls[1].argv, std::vector<std::string>{(tmp / "device_query").string()});
 
   EXPECT_EQ(hw->vendor, "amd");
   EXPECT_EQ(hw->name, "AMD Instinct MI300X");
@@ -320,12 +291,10 @@ TEST(HipBackend, QueryDeviceBuildsRunsAndReadsTheDeviceQuery) {
 TEST(HipBackend, QueryDeviceWithoutXccCountFallsBackToTheArchTable) {
   TempDir tmp;
   ScriptedRunner runner;
-  runner.script = [](const ProcessSpec& spec) {
-    if (spec.argv[0] == "fake-hipcc") return ScriptedRunner::exited(0);
-    return ScriptedRunner::exited(
-        0, R"({"name":"AMD Instinct MI300X","arch":"gfx942:sramecc+:xnack-","vendor":"amd","compute_units":304,"l2_bytes":4194304,"num_xcc":-1})"
-           "\n");
-  };
+  runner.on("fake-hipcc", exited(0))
+      .otherwise(exited(
+          0, R"({"name":"AMD Instinct MI300X","arch":"gfx942:sramecc+:xnack-","vendor":"amd","compute_units":304,"l2_bytes":4194304,"num_xcc":-1})"
+             "\n"));
   HipBackend hip(runner, fake_hip_tools());
   auto hw = hip.query_device(tmp.path());
   ASSERT_TRUE(hw.ok()) << hw.error().message;
@@ -337,10 +306,7 @@ TEST(HipBackend, QueryDeviceWithoutXccCountFallsBackToTheArchTable) {
 TEST(HipBackend, QueryDeviceWithoutAGpuSaysSo) {
   TempDir tmp;
   ScriptedRunner runner;
-  runner.script = [](const ProcessSpec& spec) {
-    if (spec.argv[0] == "fake-hipcc") return ScriptedRunner::exited(0);
-    return ScriptedRunner::exited(3, "", "error: no GPU device (hipErrorNoDevice)\n");
-  };
+  runner.on("fake-hipcc", exited(0)).otherwise(exited(3, "", "error: no GPU device (hipErrorNoDevice)\n"));
   HipBackend hip(runner, fake_hip_tools());
   auto hw = hip.query_device(tmp.path());
   ASSERT_FALSE(hw.ok());
@@ -351,15 +317,13 @@ TEST(HipBackend, QueryDeviceWithoutAGpuSaysSo) {
 TEST(HipBackend, QueryDeviceThatDoesNotBuildSaysSo) {
   TempDir tmp;
   ScriptedRunner runner;
-  runner.script = [](const ProcessSpec&) {
-    return ScriptedRunner::exited(1, "", "clang: error: cannot find ROCm device library\n");
-  };
+  runner.otherwise(exited(1, "", "clang: error: cannot find ROCm device library\n"));
   HipBackend hip(runner, fake_hip_tools());
   auto hw = hip.query_device(tmp.path());
   ASSERT_FALSE(hw.ok());
   EXPECT_NE(hw.error().message.find("cannot build the device query program"), std::string::npos) << hw.error().message;
   EXPECT_NE(hw.error().message.find("ROCm device library"), std::string::npos) << hw.error().message;
-  EXPECT_EQ(runner.calls.size(), 1u);  // nothing to run
+  EXPECT_EQ(runner.calls().size(), 1u);  // nothing to run
 }
 
 }  // namespace

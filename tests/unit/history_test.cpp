@@ -56,7 +56,8 @@ RunHistory sample_history() {
   h.kernel_name = "gemm";
   h.original_region = "region text\n";
   h.kernel_hash = content_hash("kernel text");
-  h.config = {{"proposer", "builtin"}, {"iterations", 5}};
+  h.config.proposer = "builtin";
+  h.config.iterations = 5;
   h.hardware = {{"name", "Test GPU"}};
   h.created_at = "2024-01-02T03:04:05Z";
   h.state = "completed";
@@ -92,7 +93,7 @@ TEST(HistoryRoundTrip, SaveThenLoadKeepsEveryField) {
   EXPECT_EQ(loaded->kernel_name, h.kernel_name);
   EXPECT_EQ(loaded->original_region, h.original_region);
   EXPECT_EQ(loaded->kernel_hash, h.kernel_hash);
-  EXPECT_EQ(loaded->config, h.config);
+  EXPECT_EQ(nlohmann::json(loaded->config), nlohmann::json(h.config));
   EXPECT_EQ(loaded->hardware, h.hardware);
   EXPECT_EQ(loaded->created_at, h.created_at);
   EXPECT_FALSE(loaded->updated_at.empty());  // save stamps it
@@ -364,7 +365,7 @@ TEST(HistoryObjective, RecheckFieldsRoundTrip) {
 
 TEST(HistoryObjective, TimePicksTheLargestSignificantSpeedupNotTheBestL2) {
   RunHistory h;
-  h.config = {{"objective", "time"}};
+  h.config.objective = Objective::time;
   EXPECT_EQ(h.objective(), Objective::time);
   h.attempts.push_back(judged(1, 92.0, 0.93, 0.91, 0.95));   // best L2, significantly slower
   h.attempts.push_back(judged(2, 60.0, 1.015, 1.010, 1.020)); // small but significant
@@ -385,7 +386,7 @@ TEST(HistoryObjective, TimePicksTheLargestSignificantSpeedupNotTheBestL2) {
 
 TEST(HistoryObjective, TimeWithNothingSignificantHasNoBest) {
   RunHistory h;
-  h.config = {{"objective", "time"}};
+  h.config.objective = Objective::time;
   h.attempts.push_back(judged(1, 92.0, 1.01, 0.99, 1.03));
   h.attempts.push_back(judged(2, 80.0, 0.93, 0.91, 0.95));
   EXPECT_EQ(h.best(), nullptr);
@@ -395,7 +396,7 @@ TEST(HistoryObjective, TimeWithNothingSignificantHasNoBest) {
 
 TEST(HistoryObjective, L2KeepsThePapersRankingEvenWhenSlower) {
   RunHistory h;
-  h.config = {{"objective", "l2"}};
+  h.config.objective = Objective::l2;
   h.attempts.push_back(judged(1, 92.0, 0.93, 0.91, 0.95));
   h.attempts.push_back(judged(2, 70.0, 1.04, 1.02, 1.06));
   ASSERT_NE(h.best(), nullptr);
@@ -406,10 +407,9 @@ TEST(HistoryObjective, L2KeepsThePapersRankingEvenWhenSlower) {
 TEST(HistoryObjective, EqualSpeedupsFallBackToL2AndOldHistoriesRankByL2) {
   EXPECT_TRUE(better_attempt(judged(2, 80.0, 1.05, 1.02, 1.07), judged(1, 70.0, 1.05, 1.02, 1.07), Objective::time));
   EXPECT_FALSE(better_attempt(judged(1, 80.0, 1.04, 1.02, 1.07), judged(2, 70.0, 1.05, 1.02, 1.07), Objective::time));
-  RunHistory old;  // written before --objective existed: no config key
-  EXPECT_EQ(old.objective(), Objective::l2);
-  old.config = {{"objective", "bogus"}};
-  EXPECT_EQ(old.objective(), Objective::l2);
+  // Written before --objective existed: no config key (or one this version does not know).
+  EXPECT_EQ(run_config_from_json(nlohmann::json::object()).objective, Objective::l2);
+  EXPECT_EQ(run_config_from_json({{"objective", "bogus"}}).objective, Objective::l2);
   EXPECT_EQ(objective_from_string("time"), Objective::time);
   EXPECT_EQ(objective_from_string("l2"), Objective::l2);
   EXPECT_FALSE(objective_from_string("speed").has_value());

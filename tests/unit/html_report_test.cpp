@@ -1,6 +1,6 @@
 // report.html from hand-built histories: escaping of LLM-written strings, the
 // self-contained page (no script, no network), the plot and map elements.
-#include "swizzleperf/loop/html_report.h"
+#include "swizzleperf/report/html_report.h"
 
 #include <gtest/gtest.h>
 
@@ -41,7 +41,7 @@ RunHistory sample() {
   hw.name = "Test GPU";
   hw.num_dies = 2;
   h.hardware = hw;
-  h.config["program_info"] = {{"grid", {{"m", 4}, {"n", 6}}}};
+  h.program_info = program_info_from_json({{"grid", {{"m", 4}, {"n", 6}}}});
   h.baseline = attempt(0, "identity (original region)", AttemptStatus::ok, 40.0, 2.0, 1.0);
   auto good = attempt(1, kHostile, AttemptStatus::ok, 80.0, 1.8, 2.0 / 1.8);
   std::vector<std::uint32_t> m(24);
@@ -73,10 +73,10 @@ TEST(HtmlReport, HostileStringsAreEscapedEverywhere) {
 // whether a speedup was re-checked or measured once.
 TEST(HtmlReport, SaysSizeRepsRoundsTheIntervalAndWhichSpeedupsWereRechecked) {
   auto h = sample();
-  h.config["size"] = {4096, 32768, 1024};
-  h.config["reps"] = 30;
-  h.config["warmup"] = 5;
-  h.config["recheck_rounds"] = 6;
+  h.config.size = {4096, 32768, 1024};
+  h.config.time_reps = 30;
+  h.config.warmup = 5;
+  h.config.recheck_rounds = 6;
   auto& good = h.attempts.front();
   good.speedup = 1.313;
   good.speedup_ci_low = 1.309;
@@ -179,9 +179,9 @@ TEST(HtmlReport, TheBestSoFarLineFollowsTheRunsObjective) {
   faster.speedup_ci_low = 1.2;
   faster.speedup_ci_high = 1.3;
   h.attempts = {high_l2, faster};
-  h.config["objective"] = "l2";
+  h.config.objective = Objective::l2;
   const auto l2_html = render_run_html(h);
-  h.config["objective"] = "time";
+  h.config.objective = Objective::time;
   const auto time_html = render_run_html(h);
   EXPECT_NE(l2_html.find("best so far (L2 hit rate, then time)"), std::string::npos);
   EXPECT_NE(time_html.find("best so far (largest significant speedup)"), std::string::npos);

@@ -1,5 +1,5 @@
 // core/json_field: optional fields read without throwing.
-#include "swizzleperf/core/json_field.h"
+#include "swizzleperf/util/json_field.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // JUnit writer: every document it writes parses with libxml2 and says what it
 // was given, hostile text included.
-#include "swizzleperf/core/junit.h"
+#include "swizzleperf/util/junit.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // std::regex: the supported syntax, the refused syntax and its messages, inputs
 // that make a backtracking engine blow up, and a differential test against
 // std::regex_search (an oracle only on tiny inputs) over random small patterns.
-#include "swizzleperf/core/name_pattern.h"
+#include "swizzleperf/util/name_pattern.h"
 
 #include <gtest/gtest.h>
 

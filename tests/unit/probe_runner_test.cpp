@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "support/fixtures.h"
+#include "support/scripted_runner.h"
 
 namespace swz::probe {
 namespace {
@@ -296,40 +297,30 @@ TEST(ProbeRunnerCache, SaveAndLoadCached) {
 
 // ---- a whole run through a scripted runner ------------------------------------------------
 
-class ScriptedRunner final : public ProcessRunner {
- public:
-  std::vector<ProcessSpec> calls;
-  std::string ncu_output;
-  bool latency_fails = false;
-
-  ProcessResult run(const ProcessSpec& spec) override {
-    calls.push_back(spec);
-    ProcessResult r;
-    r.started = true;
-    r.exit_code = 0;
-    const auto& a = spec.argv;
-    const std::string exe = fs::path(a.at(0)).filename().string();
-    auto has = [&](const std::string& s) { return std::find(a.begin(), a.end(), s) != a.end(); };
-    if (exe == "fake-ncu") {
-      r.out = ncu_output;
-    } else if (exe == "device_query") {
-      r.out = std::string(kDeviceQuery) + "\n";
-    } else if (exe == "topology_probe") {
-      const std::string mode = a.at(1);
-      if (mode == "order") r.out = fixture(has("2") ? "real_h100_order_k2.json" : "real_h100_order_k1.json");
-      if (mode == "cluster") r.out = fixture("real_h100_cluster.json");
-      if (mode == "latency") {
-        if (latency_fails) {
-          r.exit_code = 3;
-          r.out = "{\"mode\":\"error\",\"error\":\"cudaMalloc: out of memory\"}\n";
-        } else {
-          r.out = fixture("real_h100_latency_ref0.json");
-        }
-      }
-    }  // else: a compiler (fake-nvcc): success, no output
-    return r;
-  }
-};
+// The CUDA probe's programs, scripted: device_query prints the H100's answer,
+// topology_probe the real H100 capture of each mode (order with --waves 2 the
+// second one; latency, when `latency_fails`, exits 3 with cudaMalloc out of
+// memory), fake-ncu prints `ncu_output`, and anything else (the compiler,
+// fake-nvcc) succeeds with no output.
+void script_cuda_probe(test::ScriptedRunner& runner, std::string ncu_output = "", bool latency_fails = false) {
+  runner.on("fake-ncu", test::exited(0, std::move(ncu_output)))
+      .on("device_query", test::exited(0, std::string(kDeviceQuery) + "\n"))
+      .on("topology_probe",
+          [latency_fails](const ProcessSpec& spec) {
+            const auto& a = spec.argv;
+            auto has = [&](const std::string& s) { return std::find(a.begin(), a.end(), s) != a.end(); };
+            const std::string mode = a.at(1);
+            if (mode == "order")
+              return test::exited(0, fixture(has("2") ? "real_h100_order_k2.json" : "real_h100_order_k1.json"));
+            if (mode == "cluster") return test::exited(0, fixture("real_h100_cluster.json"));
+            if (mode == "latency") {
+              if (latency_fails) return test::exited(3, "{\"mode\":\"error\",\"error\":\"cudaMalloc: out of memory\"}\n");
+              return test::exited(0, fixture("real_h100_latency_ref0.json"));
+            }
+            return test::exited(0);
+          })
+      .otherwise(test::exited(0));
+}
 
 // A fake tool path that find_executable accepts: an executable file in the temp dir.
 fs::path fake_tool(const test::TempDir& dir, const std::string& name) {
@@ -342,9 +333,8 @@ fs::path fake_tool(const test::TempDir& dir, const std::string& name) {
 TEST(ProbeRunnerRun, CudaEndToEndWithScriptedTools) {
   test::TempDir tmp;
   ScopedEnv x("XDG_CACHE_HOME", (tmp / "cache").string());
-  ScriptedRunner runner;
-  runner.ncu_output = fixture("real_h100_side_ref64_fabric.csv");
-  runner.latency_fails = true;
+  test::ScriptedRunner runner;
+  script_cuda_probe(runner, fixture("real_h100_side_ref64_fabric.csv"), /*latency_fails=*/true);
   ProbeOptions o;
   o.backend = "cuda";
   o.tools.compiler = fake_tool(tmp, "fake-nvcc").string();
@@ -371,19 +361,21 @@ TEST(ProbeRunnerRun, CudaEndToEndWithScriptedTools) {
   ASSERT_TRUE(cached);
   EXPECT_EQ(cached->first_wave_pid_to_side, out->result.first_wave_pid_to_side);
   // The programs ran as planned: nvcc -arch=sm_90 -O2 on topology_probe.cu; ncu with --ref 64.
-  auto build = std::find_if(runner.calls.begin(), runner.calls.end(), [](const ProcessSpec& s) {
+  const auto calls = runner.calls();
+  auto build = std::find_if(calls.begin(), calls.end(), [](const ProcessSpec& s) {
     return s.argv.back().find("topology_probe.cu") != std::string::npos;
   });
-  ASSERT_NE(build, runner.calls.end());
+  ASSERT_NE(build, calls.end());
   EXPECT_EQ(build->argv[1], "-arch=sm_90");
-  const auto& ncu = runner.calls.back().argv;
+  const auto& ncu = calls.back().argv;
   EXPECT_EQ(fs::path(ncu[0]).filename(), "fake-ncu");
   EXPECT_EQ(ncu.back(), "64");
 }
 
 TEST(ProbeRunnerRun, CudaErrorsAreOneLine) {
   test::TempDir tmp;
-  ScriptedRunner runner;
+  test::ScriptedRunner runner;
+  script_cuda_probe(runner);
   ProbeOptions o;
   o.backend = "cuda";
   o.tools.compiler = (tmp / "no-such-nvcc").string();
@@ -402,7 +394,8 @@ TEST(ProbeRunnerRun, CudaErrorsAreOneLine) {
 TEST(ProbeRunnerRun, HipWithoutAnAmdGpuUsesTheArchTable) {
   test::TempDir tmp;
   ScopedEnv x("XDG_CACHE_HOME", (tmp / "cache").string());
-  ScriptedRunner runner;
+  test::ScriptedRunner runner;
+  script_cuda_probe(runner);
   ProbeOptions o;
   o.backend = "hip";
   o.tools.compiler = (tmp / "no-such-hipcc").string();

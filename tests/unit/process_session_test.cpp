@@ -1,6 +1,6 @@
 // ProcessSession (core/process_session) with real children: cat as an echo server,
 // shell one-liners that exit, write to stderr, or never answer.
-#include "swizzleperf/core/process_session.h"
+#include "swizzleperf/util/process_session.h"
 
 #include <gtest/gtest.h>
 

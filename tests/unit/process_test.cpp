@@ -1,7 +1,7 @@
 // Tests of process execution: capture of stdout and stderr, exit codes and
 // signals, the timeout that kills the whole process group (grandchildren too),
 // programs that cannot start, env and cwd, and the small string helpers.
-#include "swizzleperf/core/process.h"
+#include "swizzleperf/util/process.h"
 
 #include <gtest/gtest.h>
 

@@ -272,7 +272,7 @@ TEST(PromptBuilder, AwarePromptCarriesTheHardwareAndTheBottleneck) {
 
 TEST(PromptBuilder, PromptStatesTheObjectiveAndShowsBothMetricsWithIntervals) {
   Fixture f = make_fixture();
-  f.history.config = {{"objective", "time"}};
+  f.history.config.objective = Objective::time;
   auto& a1 = f.history.attempts[0];
   a1.speedup = 0.931;
   a1.speedup_ci_low = 0.912;
@@ -286,7 +286,7 @@ TEST(PromptBuilder, PromptStatesTheObjectiveAndShowsBothMetricsWithIntervals) {
   EXPECT_TRUE(has(*p, "Objective: time. Measured speed decides.")) << *p;
   EXPECT_TRUE(has(*p, "L2 hit rate 51.50 % (baseline 43.72 %); median 1.1 ms; speedup 0.931x, 95 % interval "
                       "[0.912, 0.948], significantly slower")) << *p;
-  f.history.config["objective"] = "l2";
+  f.history.config.objective = Objective::l2;
   ProposalContext ctx2{f.kernel, TileGrid{12, 10}, f.hw, f.history, {}, {}, 3};
   auto q = builder(ContextMode::aware).optimize_prompt(ctx2, "", {});
   ASSERT_TRUE(q) << q.error().message;

@@ -14,7 +14,7 @@
 #include "support/fixtures.h"
 #include "swizzleperf/core/hardware.h"
 #include "swizzleperf/core/kernel_source.h"
-#include "swizzleperf/core/process.h"
+#include "swizzleperf/util/process.h"
 #include "swizzleperf/proposer/builtin_proposer.h"
 
 namespace swz {

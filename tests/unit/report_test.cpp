@@ -1,6 +1,6 @@
 // Tests of the reports made from a hand-built run summary: the --json summary,
 // the terminal table and report.md.
-#include "swizzleperf/loop/report.h"
+#include "swizzleperf/report/report.h"
 
 #include <gtest/gtest.h>
 
@@ -27,7 +27,7 @@ OptimizeSummary sample() {
   h.kernel_name = "gemm";
   h.state = "completed";
   h.hardware = {{"name", "Test GPU"}};
-  h.config = {{"stopped_because", "iteration budget reached"}};
+  h.stopped_because = "iteration budget reached";
   h.baseline = measured(0, "identity (original region)", AttemptStatus::ok, 50.0, 2.0, 1.0);
   h.attempts.push_back(measured(1, "die_rr", AttemptStatus::ok, 70.0, 1.6, 1.25));
   Attempt bad = measured(2, "bad|idea", AttemptStatus::rejected_mapping, std::nullopt, std::nullopt, std::nullopt);
@@ -68,7 +68,7 @@ TEST(SummaryJson, NothingValidated) {
   auto s = sample();
   s.history.attempts.erase(s.history.attempts.begin());
   s.history.attempts.pop_back();
-  s.history.config = nlohmann::json::object();
+  s.history.config = RunConfig{};
   s.best_kernel.clear();
   const auto j = summary_json(s);
   EXPECT_EQ(j["improved"], false);
@@ -105,7 +105,7 @@ TEST(SummaryTable, BaselineAndBestRows) {
 TEST(SummaryTable, NothingValidatedAndInterrupted) {
   auto s = sample();
   s.history.attempts.resize(0);
-  s.interrupted = true;
+  s.end = RunEnd::interrupted;
   const std::string t = render_summary_table(s);
   EXPECT_NE(t.find("no attempt validated"), std::string::npos) << t;
   EXPECT_NE(t.find("not improved: interrupted — continue with --resume /runs/gemm (0 attempts)"), std::string::npos) << t;
@@ -142,7 +142,7 @@ void judge(Attempt& a, double speedup, double low, double high) {
 
 TEST(ObjectiveReports, TimeWithNothingSignificantSaysSoAndNamesTheBestL2) {
   auto s = sample();
-  s.history.config["objective"] = "time";
+  s.history.config.objective = Objective::time;
   judge(s.history.attempts[0], 1.01, 0.99, 1.03);  // die_rr, best L2
   const auto j = summary_json(s);
   EXPECT_EQ(j["objective"], "time");
@@ -167,7 +167,7 @@ TEST(ObjectiveReports, TimeWithNothingSignificantSaysSoAndNamesTheBestL2) {
 
 TEST(ObjectiveReports, TimeNamesTheSignificantlyFasterOne) {
   auto s = sample();
-  s.history.config["objective"] = "time";
+  s.history.config.objective = Objective::time;
   judge(s.history.attempts[0], 0.93, 0.91, 0.95);  // die_rr: best L2 but slower
   judge(s.history.attempts[2], 1.052, 1.031, 1.070);
   const auto j = summary_json(s);
@@ -184,7 +184,7 @@ TEST(ObjectiveReports, TimeNamesTheSignificantlyFasterOne) {
 
 TEST(ObjectiveReports, L2NamesTheBestL2ButSaysItIsSlower) {
   auto s = sample();
-  s.history.config["objective"] = "l2";
+  s.history.config.objective = Objective::l2;
   judge(s.history.attempts[0], 0.93, 0.91, 0.95);
   const auto j = summary_json(s);
   EXPECT_EQ(j["best"]["label"], "die_rr");

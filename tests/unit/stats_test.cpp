@@ -1,7 +1,7 @@
 // Tests for the paired-ratio interval (core/stats): its coverage under no
 // effect, its power on a planted 5 % shift, the direction of a slowdown, and
 // the small-sample rule (fewer than 6 rounds can never be significant at 95 %).
-#include "swizzleperf/core/stats.h"
+#include "swizzleperf/util/stats.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,8 @@
 // Tests of the suite: the ideal hit rate, rows derived from a hand-built run
 // summary (headroom captured, DRAM sums, best pattern), shard parsing and
 // selection, and writing then merging suite summaries.
-#include "swizzleperf/loop/suite.h"
+#include "swizzleperf/report/suite.h"
+#include "swizzleperf/report/suite_summary.h"
 
 #include <gtest/gtest.h>
 
@@ -31,7 +32,7 @@ OptimizeSummary sample_summary() {
   h.kernel_name = "gemm";
   h.kernel_path = "/k/gemm.hip";
   // One launch of 32000 bytes = 1000 unique sectors of 10000 requested: ideal hit 90%.
-  h.config = {{"program_info", {{"footprint_bytes", 32000.0}, {"launch_footprints_bytes", {32000}}}}};
+  h.program_info = program_info_from_json({{"footprint_bytes", 32000.0}, {"launch_footprints_bytes", {32000}}});
   h.baseline = measured(0, "identity", AttemptStatus::ok, 50.0, 2.0, 1000.0, 200.0, 500.0);
   h.baseline->speedup = 1.0;
   Attempt good = measured(1, "grouped_m(G=8)", AttemptStatus::ok, 70.0, 1.6, 800.0, std::nullopt, 100.0);
@@ -125,7 +126,7 @@ TEST(SuiteRowFrom, NothingValidated) {
 
 TEST(SuiteRowFrom, NoFootprintMeansNoIdealAndNoHeadroom) {
   OptimizeSummary s = sample_summary();
-  s.history.config = nlohmann::json::object();
+  s.history.program_info = ProgramInfo{};
   const auto r = suite_row_from(s, 1.0);
   EXPECT_FALSE(r.ideal_l2.has_value());
   EXPECT_FALSE(r.headroom_captured.has_value());
@@ -136,7 +137,7 @@ TEST(SuiteRowFrom, WholeProgramFootprintAloneGivesNoHeadroomAndSaysWhy) {
   // stencil_2d on the H100 before this change: 24 launches over a 5x-L2 working set,
   // the whole-program footprint called 96.7 % "ideal". Without per-launch footprints: blank.
   OptimizeSummary s = sample_summary();
-  s.history.config = {{"program_info", {{"footprint_bytes", 32000.0}}}};
+  s.history.program_info = program_info_from_json({{"footprint_bytes", 32000.0}});
   const auto r = suite_row_from(s, 1.0);
   EXPECT_FALSE(r.ideal_l2.has_value());
   EXPECT_FALSE(r.headroom_captured.has_value());
@@ -147,7 +148,7 @@ TEST(SuiteRowFrom, IdealIsPerLaunch) {
   // Two launches each touching 16000 bytes: 1000 compulsory sectors in all, not the 500
   // a whole-program footprint of 16000 bytes would claim.
   OptimizeSummary s = sample_summary();
-  s.history.config = {{"program_info", {{"footprint_bytes", 16000.0}, {"launch_footprints_bytes", {16000, 16000}}}}};
+  s.history.program_info = program_info_from_json({{"footprint_bytes", 16000.0}, {"launch_footprints_bytes", {16000, 16000}}});
   s.history.baseline->metrics->launches = 2;
   auto r = suite_row_from(s, 1.0);
   ASSERT_TRUE(r.ideal_l2.has_value());
@@ -163,7 +164,7 @@ TEST(SuiteRowFrom, AWindowedProfileIsHeldAgainstItsOwnLaunchesFootprints) {
   // Five launches; the profile saw launches 2..3 (skip 1, two launches): their footprints
   // (3200 + 6400 bytes = 300 sectors) against its 10000 sectors, not all five launches'.
   OptimizeSummary s = sample_summary();
-  s.history.config = {{"program_info", {{"footprint_bytes", 1.0}, {"launch_footprints_bytes", {99999, 3200, 6400, 99999, 99999}}}}};
+  s.history.program_info = program_info_from_json({{"footprint_bytes", 1.0}, {"launch_footprints_bytes", {99999, 3200, 6400, 99999, 99999}}});
   auto& m = *s.history.baseline->metrics;
   m.launches = 2;
   m.launch_skip = 1;
@@ -192,7 +193,7 @@ TEST(SuiteRowFrom, WriteHeavyKernelsSayWhatTheEstimateLeavesOut) {
 
 TEST(SuiteRowFrom, TimeObjectiveWithNothingSignificantSaysSoAndNamesTheBestL2) {
   OptimizeSummary s = sample_summary();
-  s.history.config["objective"] = "time";
+  s.history.config.objective = Objective::time;
   auto& good = s.history.attempts[0];
   good.speedup_ci_low = 0.98;
   good.speedup_ci_high = 1.3;

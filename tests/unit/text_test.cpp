@@ -1,5 +1,5 @@
 // core/text: the shared string helpers.
-#include "swizzleperf/core/text.h"
+#include "swizzleperf/util/text.h"
 
 #include <gtest/gtest.h>
 

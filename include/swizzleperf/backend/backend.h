@@ -14,8 +14,8 @@
 
 #include "swizzleperf/core/hardware.h"
 #include "swizzleperf/core/metrics.h"
-#include "swizzleperf/core/process.h"
-#include "swizzleperf/core/result.h"
+#include "swizzleperf/util/process.h"
+#include "swizzleperf/util/result.h"
 
 namespace swz {
 
@@ -123,11 +123,5 @@ std::string tool_or_default(const std::string& configured, const char* name, con
 fs::path support_dir();
 // Where prompts/ lives, found the same way.
 fs::path prompts_dir();
-
-// "cuda", "hip" or "auto": auto picks hip when rocprofv3 and an AMD GPU are
-// present, cuda when ncu and an NVIDIA GPU are; otherwise an error saying what
-// was looked for.
-Result<std::unique_ptr<Backend>> make_backend(const std::string& which, ProcessRunner& runner,
-                                              const ToolOptions& tools);
 
 }  // namespace swz

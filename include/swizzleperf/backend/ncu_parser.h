@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "swizzleperf/core/metrics.h"
-#include "swizzleperf/core/result.h"
+#include "swizzleperf/util/result.h"
 
 namespace swz {
 

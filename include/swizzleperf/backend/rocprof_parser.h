@@ -21,7 +21,7 @@
 #include <string_view>
 
 #include "swizzleperf/core/metrics.h"
-#include "swizzleperf/core/result.h"
+#include "swizzleperf/util/result.h"
 
 namespace swz {
 

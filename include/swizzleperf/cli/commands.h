@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "swizzleperf/core/hardware.h"
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/kernel_source.h"
+#include "swizzleperf/core/run_config.h"
 
 namespace swz::cli {
 
@@ -46,6 +48,17 @@ std::string help_text(cxxopts::Options& o, const std::vector<std::string>& group
 void add_objective_options(cxxopts::Options& o);
 // Reads them; false with a one-line message on a bad value.
 bool objective_options_from(const cxxopts::ParseResult& r, Objective& objective, int& rounds, std::string& error);
+
+// The run settings of the shared groups into c: the Backend group (backend, arch,
+// timeouts, profile launches) and the Objective group (objective, rounds; "" or
+// the one-line error). The command's own options it reads itself.
+void read_backend_settings(const cxxopts::ParseResult& r, RunConfig& c);
+std::string read_objective_settings(const cxxopts::ParseResult& r, RunConfig& c);
+// The run settings named on the command line (option names, as describe_settings
+// names them): what a resume is asked to change.
+std::set<std::string> given_settings(const cxxopts::ParseResult& r, const RunConfig& c);
+// The tools for c's backend: paths from the Backend group, limits from c.
+ToolOptions tool_options_for(const cxxopts::ParseResult& r, const RunConfig& c);
 
 // Parses a subcommand's args into out. Returns the exit code when the command is
 // already done: after a one-line parse error that points at `swizzleperf COMMAND

@@ -1,22 +1,24 @@
-// Choosing and configuring the proposer from command-line options:
-// builtin, llm, or auto (llm when a base URL or key is configured).
+// Choosing and configuring the proposer from a run's settings: builtin, llm, or
+// auto (llm when a base URL or key is configured).
 #pragma once
 
 #include <memory>
 
 #include <cxxopts.hpp>
-#include <nlohmann/json.hpp>
 
-#include "swizzleperf/loop/optimizer.h"
+#include "swizzleperf/core/run_config.h"
+#include "swizzleperf/loop/run_state.h"
 #include "swizzleperf/proposer/proposer.h"
 
 namespace swz::cli {
 
 void add_proposer_options(cxxopts::Options& o);
-Result<std::unique_ptr<Proposer>> make_proposer(const std::string& which, const cxxopts::ParseResult& r);
-// The LLM settings as recorded in the history (never the key itself).
-nlohmann::json proposer_config_json(const cxxopts::ParseResult& r);
-// --dump-prompt: print the next prompt and call nothing.
-int dump_next_prompt(Proposer& proposer, const OptimizeOptions& opt, const cxxopts::ParseResult& r);
+// The Proposer and LLM groups into c (proposer, base URL, key variable, model, ...).
+void read_proposer_settings(const cxxopts::ParseResult& r, RunConfig& c);
+// The proposer c names, configured from c (a resumed run keeps its recorded LLM settings).
+Result<std::unique_ptr<Proposer>> make_proposer(const RunConfig& c);
+// --dump-prompt: print the next prompt of the run and call nothing. arch: --arch
+// (the hardware of a run not started yet; default sm_90).
+int dump_next_prompt(Proposer& proposer, const RunState& run, const std::string& arch);
 
 }  // namespace swz::cli

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "swizzleperf/core/result.h"
+#include "swizzleperf/util/result.h"
 
 namespace swz {
 

@@ -13,13 +13,20 @@
 
 #include <nlohmann/json.hpp>
 
-#include "swizzleperf/core/file_io.h"
+#include "swizzleperf/core/program_info.h"
+#include "swizzleperf/core/run_config.h"
+#include "swizzleperf/util/file_io.h"
+#include "swizzleperf/util/hash.h"
+#include "swizzleperf/util/text.h"
 #include "swizzleperf/core/metrics.h"
-#include "swizzleperf/core/result.h"
+#include "swizzleperf/util/result.h"
 
 namespace swz {
 
-inline constexpr int kHistorySchemaVersion = 1;
+// 2: "config" is RunConfig's serialisation (typed keys, a record of resume
+// changes), the program's info line is "program_info" beside it, and why the run
+// stopped is "stopped_because". 1 (read, never written): all three inside config.
+inline constexpr int kHistorySchemaVersion = 2;
 inline constexpr const char* kHistoryFormat = "swizzleperf-history";
 
 // Outcome of one attempt; only "ok" attempts are candidates for best.
@@ -70,14 +77,6 @@ struct Attempt {
 void to_json(nlohmann::json& j, const Attempt& a);
 void from_json(const nlohmann::json& j, Attempt& a);
 
-// What "best" means (--objective). time: the validated candidate with the largest
-// significant speedup (> 1); none when nothing is significantly faster. l2: the
-// paper's ranking, highest L2 hit rate then lowest time (reports flag a best that is
-// significantly slower than the baseline).
-enum class Objective { time, l2 };
-std::string to_string(Objective o);
-std::optional<Objective> objective_from_string(const std::string& s);
-
 // True when the attempt was re-checked and is significantly faster than the baseline.
 bool significantly_faster(const Attempt& a);
 // True when the attempt was re-checked and is significantly slower than the baseline.
@@ -92,17 +91,20 @@ struct RunHistory {
   std::string kernel_name;
   std::string original_region;
   std::string kernel_hash;           // "fnv1a64:..." of the whole kernel file; resume refuses a changed kernel
-  nlohmann::json config = nlohmann::json::object();    // proposer, backend, iterations, ...
+  RunConfig config;                  // every setting of the run (core/run_config.h)
+  ProgramInfo program_info;          // the program's info line, from the baseline
   nlohmann::json hardware = nlohmann::json::object();  // HardwareProfile
   std::string created_at;
   std::string updated_at;
   std::string state = "running";     // running | completed | interrupted | failed
+  std::string stopped_because;       // why the last session stopped before its budget ("" : it did not)
+  double last_session_wall_s = 0;    // the last session's wall time
   std::optional<Attempt> baseline;
   std::vector<Attempt> attempts;     // iteration 1..N in order
 
-  // The run's objective: config["objective"]; a history written before the option
-  // existed was ranked by L2 and keeps that ranking.
-  Objective objective() const;
+  // The run's objective (config.objective; a history written before the option
+  // existed was ranked by L2 and keeps that ranking).
+  Objective objective() const { return config.objective; }
   // Best validated attempt under objective() (see Objective). nullptr when there is
   // none (nothing validated; under time also when nothing is significantly faster).
   // The baseline is not a candidate.
@@ -128,8 +130,5 @@ Result<RunHistory> parse_history(std::string_view text, const std::string& name 
 bool better_attempt(const Attempt& a, const Attempt& b);
 bool better_attempt(const Attempt& a, const Attempt& b, Objective objective);
 
-std::string now_iso8601();
-// Non-cryptographic content hash ("fnv1a64:<16 hex>") to notice a changed kernel.
-std::string content_hash(std::string_view text);
 
 }  // namespace swz

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "swizzleperf/core/result.h"
+#include "swizzleperf/util/result.h"
 
 namespace swz {
 

@@ -13,8 +13,9 @@
 
 #include "swizzleperf/core/hardware.h"
 #include "swizzleperf/core/kernel_source.h"
-#include "swizzleperf/core/process.h"
-#include "swizzleperf/core/result.h"
+#include "swizzleperf/core/region_validator.h"
+#include "swizzleperf/util/process.h"
+#include "swizzleperf/util/result.h"
 
 namespace swz {
 
@@ -66,7 +67,13 @@ inline constexpr std::uint64_t kMaxCheckedPids = 1ull << 26;
 // that only works when the tile count divides the die count is caught.
 std::vector<TileGrid> ragged_grids(TileGrid main);
 
+// For outside text (`check`): validates the region first; a rejected region is a
+// report with region_error (or compile_error) set, nothing compiled.
 Result<MappingReport> check_mapping(const std::string& region, const std::vector<TileGrid>& grids,
+                                    const HardwareProfile& hw, const MappingCheckOptions& options,
+                                    ProcessRunner& runner);
+// For a region validated where it entered (the loop): not validated again.
+Result<MappingReport> check_mapping(const ValidRegion& region, const std::vector<TileGrid>& grids,
                                     const HardwareProfile& hw, const MappingCheckOptions& options,
                                     ProcessRunner& runner);
 

@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "swizzleperf/core/hardware.h"
-#include "swizzleperf/core/result.h"
+#include "swizzleperf/util/result.h"
 
 namespace swz::probe {
 

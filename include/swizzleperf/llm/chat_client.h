@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "swizzleperf/core/result.h"
+#include "swizzleperf/util/result.h"
 
 namespace swz {
 

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "swizzleperf/core/result.h"
+#include "swizzleperf/util/result.h"
 #include "swizzleperf/llm/chat_client.h"
 
 namespace swz {

@@ -97,4 +97,8 @@ Result<std::vector<std::uint64_t>> read_chunk_digests(const std::filesystem::pat
 std::optional<std::size_t> first_differing_chunk(const std::vector<std::uint64_t>& a,
                                                  const std::vector<std::uint64_t>& b);
 
+// Byte-exact comparison, or float32 comparison within a relative tolerance when tol > 0.
+// Returns an empty string when equal, else a one-line description of the difference.
+std::string compare_outputs(const std::filesystem::path& a, const std::filesystem::path& b, double tol);
+
 }  // namespace swz

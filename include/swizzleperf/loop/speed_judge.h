@@ -20,8 +20,8 @@
 #include <nlohmann/json.hpp>
 
 #include "swizzleperf/backend/backend.h"
-#include "swizzleperf/core/result.h"
-#include "swizzleperf/core/stats.h"
+#include "swizzleperf/util/result.h"
+#include "swizzleperf/util/stats.h"
 
 namespace swz {
 

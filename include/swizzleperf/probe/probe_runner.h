@@ -27,8 +27,8 @@
 
 #include "swizzleperf/backend/backend.h"
 #include "swizzleperf/core/hardware.h"
-#include "swizzleperf/core/process.h"
-#include "swizzleperf/core/result.h"
+#include "swizzleperf/util/process.h"
+#include "swizzleperf/util/result.h"
 #include "swizzleperf/probe/topology.h"
 
 namespace swz::probe {

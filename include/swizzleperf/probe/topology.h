@@ -18,7 +18,7 @@
 
 #include "swizzleperf/core/hardware.h"
 #include "swizzleperf/core/probe_record.h"
-#include "swizzleperf/core/result.h"
+#include "swizzleperf/util/result.h"
 
 namespace swz::probe {
 

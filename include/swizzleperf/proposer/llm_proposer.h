@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "swizzleperf/core/result.h"
+#include "swizzleperf/util/result.h"
 #include "swizzleperf/llm/chat_client.h"
 #include "swizzleperf/llm/reply_parser.h"
 #include "swizzleperf/proposer/prompt_builder.h"
@@ -47,7 +47,10 @@ class LlmProposer final : public Proposer {
   // True once the server refused response_format in this run.
   bool structured_output_disabled() const { return structured_disabled_; }
 
+  nlohmann::json failure_meta() const override { return failure_meta_; }
+
  private:
+  nlohmann::json failure_meta_ = nlohmann::json::object();  // the last failed propose()'s calls
   struct CallLog;
   Result<std::string> memory_analysis(const ProposalContext& context, CallLog& log);
   Result<ParsedReply> optimize_call(const ProposalContext& context, const std::string& analysis,

@@ -19,7 +19,7 @@
 #include "swizzleperf/core/hardware.h"
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/kernel_source.h"
-#include "swizzleperf/core/result.h"
+#include "swizzleperf/util/result.h"
 #include "swizzleperf/proposer/proposer.h"
 
 namespace swz {

@@ -13,7 +13,7 @@
 #include "swizzleperf/core/hardware.h"
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/kernel_source.h"
-#include "swizzleperf/core/result.h"
+#include "swizzleperf/util/result.h"
 
 namespace swz {
 
@@ -42,8 +42,11 @@ class Proposer {
   virtual std::string name() const = 0;  // "builtin" | "llm"
   // An Error is recorded as a failed attempt and the loop goes on, unless
   // Error::fatal (e.g. the API key was refused), which stops the run cleanly.
-  // An Error with message "exhausted" (see kExhausted) means nothing new is left.
+  // An Error of kind exhausted (exhausted_error()) means nothing new is left.
   virtual Result<Proposal> propose(const ProposalContext& context) = 0;
+  // What the last propose() that failed cost, for its attempt record (the LLM
+  // proposer: usage and latency per call, {"calls": [...]}). Default: nothing.
+  virtual nlohmann::json failure_meta() const { return nlohmann::json::object(); }
   // Called once before a run spends GPU time: can this proposer propose at all (the
   // LLM's endpoint answers)? An Error stops the run with one line (exit 2).
   virtual Status check_ready() { return ok_status(); }
@@ -57,7 +60,5 @@ class Proposer {
     return {};
   }
 };
-
-inline constexpr const char* kExhausted = "exhausted";
 
 }  // namespace swz

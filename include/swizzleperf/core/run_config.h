@@ -1,0 +1,110 @@
+// RunConfig: the one home of a run's settings. The CLI fills it from options,
+// the loop reads it, history.json is its serialisation (the "config" object), and
+// a resumed run starts from the recorded one. Nothing else holds a setting.
+//
+// Resume rules (resume_config): a setting that defines what "best" means or how a
+// number is measured (objective, size, backend, arch, reps, warm-up, the profile
+// window) is fixed for a run's life: naming a different value on --resume is
+// refused with one line, because the recorded baseline and attempts were judged
+// under the old one. Every other setting (iterations, re-check rounds, timeouts,
+// the proposer and its LLM settings, build jobs, host compiler) may change: the new
+// value is applied and the change recorded in `changes`, with when and from which
+// attempt on, so a reader of the history knows which attempts ran under which.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "swizzleperf/util/result.h"
+
+namespace swz {
+
+// What "best" means (--objective). time: the validated candidate with the largest
+// significant speedup (> 1); none when nothing is significantly faster. l2: the
+// paper's ranking, highest L2 hit rate then lowest time (reports flag a best that is
+// significantly slower than the baseline).
+enum class Objective { time, l2 };
+std::string to_string(Objective o);
+std::optional<Objective> objective_from_string(const std::string& s);
+
+// The LLM proposer's settings as recorded (the API key itself never: only the name
+// of the variable that holds it).
+struct LlmSettings {
+  std::string base_url;                 // empty: $OPENAI_BASE_URL, else the OpenAI API
+  std::string api_key_env = "OPENAI_API_KEY";
+  std::string model = "gpt-4o";
+  double temperature = 0.2;
+  int max_tokens = 4096;
+  int timeout_s = 120;
+  std::string context = "aware";        // aware | unaware | overload
+};
+
+// One setting changed on a resume: applied from attempt `from_iteration` on.
+struct SettingChange {
+  std::string setting;                  // the option's name, e.g. "iterations"
+  std::string from, to;                 // values as the option takes them
+  std::string at;                       // ISO-8601 UTC
+  int from_iteration = 0;
+};
+
+struct RunConfig {
+  std::string command = "optimize";     // optimize | suite | gate
+  std::string suite;                    // the suite's output dir, when a suite ran it
+  // Fixed for the run's life (see resume rules above).
+  // The CLI's default is time (--objective); a config that never named one ranks
+  // like a history written before the option existed: by L2.
+  Objective objective = Objective::l2;
+  std::vector<int> size;                // --size for the program; empty: its default
+  std::string backend = "auto";         // cuda | hip (auto until resolved)
+  std::string arch;                     // empty: from the device query
+  int time_reps = 30;
+  int warmup = 5;
+  int profile_launches = 24;            // the profile window's size (backend ToolOptions)
+  // May change on resume.
+  int iterations = 10;                  // attempts that reach the GPU or the check (duplicates excluded)
+  int recheck_rounds = 6;               // interleaved rounds for a candidate that could become best; 0: off
+  bool recheck_every_candidate = false; // gate: its one candidate is always re-checked
+  std::string proposer = "auto";        // auto | builtin | llm | committed
+  LlmSettings llm;
+  int build_jobs = 0;                   // 0: BuildPool::default_jobs()
+  std::string host_cxx = "c++";
+  int run_timeout_s = 120;
+  int build_timeout_s = 300;
+  int profile_timeout_s = 300;
+  std::vector<SettingChange> changes;   // what resumes changed, oldest first
+};
+
+void to_json(nlohmann::json& j, const LlmSettings& s);
+void to_json(nlohmann::json& j, const SettingChange& c);
+void to_json(nlohmann::json& j, const RunConfig& c);
+// Lenient: a missing or wrongly typed field keeps its default (histories are edited
+// by hand and fuzzed). `legacy_objective`: a config without "objective" was written
+// before the option existed and was ranked by L2.
+RunConfig run_config_from_json(const nlohmann::json& j, bool legacy_objective = true);
+
+// The settings in resume order: name (as the option), whether fixed, and its value
+// as text. The resume rules and the tests both read this table.
+struct SettingView {
+  std::string name;
+  bool fixed;
+  std::string value;
+};
+std::vector<SettingView> describe_settings(const RunConfig& c);
+
+// The config a resumed run goes on with: `recorded`, with each setting named in
+// `given` (option names, as describe_settings names them) taken from `asked`.
+// A fixed setting whose asked value differs is an Error naming it, both values
+// and what to do; a changeable one that differs is applied and appended to
+// changes (at `now`, from attempt `next_iteration`). A given setting equal to the
+// recorded value changes nothing. backend "auto" matches any recorded backend.
+Result<RunConfig> resume_config(const RunConfig& recorded, const RunConfig& asked, const std::set<std::string>& given,
+                                const std::string& now, int next_iteration);
+
+// "8192,8192,2048" (empty: "default").
+std::string size_text(const std::vector<int>& size);
+
+}  // namespace swz

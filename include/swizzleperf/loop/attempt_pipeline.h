@@ -1,0 +1,110 @@
+// AttemptPipeline: the stages one swizzle goes through, as named steps with a
+// typed result, used alike by optimize (every candidate and the baseline), gate
+// (its one committed candidate, through the optimizer) and sweep (per size):
+//
+//   check     host mapping check on the program's grid and ragged neighbours;
+//             identity and earlier mappings are duplicates (no GPU time)
+//   build     through the BuildPool (a build prefetched ahead is taken)
+//   evaluate  verify against the CPU reference, full-size output against the
+//             baseline's reference (loop/output_check), time: one `evaluate`
+//             process when the program has that mode, else three
+//   recheck   interleaved A/B rounds against the baseline binary: the speedup,
+//             its 95 % interval and whether it excludes 1.0 (loop/speed_judge)
+//   profile   the profiler's metrics over the run's launch window
+//
+// Each stage writes what it learns into the Attempt (its record in the history),
+// the stage's wall time into stage_seconds, and its artefacts into the attempt's
+// directory. A StageResult says whether to go on: a candidate's failure sets the
+// attempt's status and reason; a failure of the machine (an artefact that cannot
+// be written: a full disk) is `environment`, which stops the run instead of
+// blaming the candidate. Region code arrives as a ValidRegion only.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "swizzleperf/backend/backend.h"
+#include "swizzleperf/core/hardware.h"
+#include "swizzleperf/core/history.h"
+#include "swizzleperf/core/program_info.h"
+#include "swizzleperf/core/region_validator.h"
+#include "swizzleperf/loop/build_pool.h"
+
+namespace swz {
+
+// What every stage of one measurement setting needs: fixed for a run (optimize,
+// gate) or for one size (sweep).
+struct MeasureSetup {
+  HardwareProfile hw;
+  ProgramInfo program;              // grid, dump tolerance, kernel filter (from info mode)
+  LaunchWindow window;              // which launches a profile collects
+  std::vector<int> size;            // --size for the program; empty: its default
+  int time_reps = 30;
+  int warmup = 5;
+  int recheck_rounds = 6;
+  std::string host_cxx = "c++";
+  std::filesystem::path baseline_dir;  // the baseline's attempt dir: its output reference
+};
+
+enum class StageEnd {
+  passed,       // go on to the next stage
+  failed,       // the candidate failed: the attempt's status and reason say why
+  environment,  // the machine failed (reason says how): stop the run, record nothing
+  interrupted,  // Ctrl-C: stop, record nothing
+};
+
+struct StageResult {
+  StageEnd end = StageEnd::passed;
+  std::string reason;  // environment: the one-line cause
+  bool passed() const { return end == StageEnd::passed; }
+};
+
+class AttemptPipeline {
+ public:
+  AttemptPipeline(Backend& backend, ProcessRunner& runner, MeasureSetup setup);
+
+  const MeasureSetup& setup() const { return setup_; }
+  // {"--size", "a,b,c"} or empty.
+  std::vector<std::string> size_args() const;
+  // {"time", "--reps", R, "--warmup", W, size args...}.
+  std::vector<std::string> time_args() const;
+
+  // The program's info line at the setup's size (the baseline's binary), written to dir/info.json.
+  Result<ProgramInfo> read_info(const std::filesystem::path& exe, const std::filesystem::path& dir);
+
+  // Host mapping check; sets a.mapping (with mapping_hash and the tile map). A
+  // mapping equal to the identity or to one of `earlier` is a duplicate.
+  StageResult check(Attempt& a, const ValidRegion& region, const std::filesystem::path& dir,
+                     const std::vector<Attempt>& earlier);
+  // Builds `source` (the spliced kernel) to dir/kernel, taking a prefetched build if
+  // the pool has one; sets a.build and the build log.
+  StageResult build(Attempt& a, BuildPool& pool, const std::string& source, const std::filesystem::path& dir);
+  // The baseline: verify, record the output reference in dir, time.
+  StageResult measure_reference(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& dir);
+  // A candidate: verify, its output against `baseline`'s reference, time; sets
+  // a.timing and a.speedup (one-shot, against baseline's median).
+  StageResult evaluate(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& dir,
+                       const Attempt& baseline);
+  // Interleaved rounds against baseline_exe (setup().recheck_rounds of them); sets
+  // speedup, its interval and significant. A failed re-check is recorded in
+  // a.recheck["error"] and leaves the one-shot speedup: it never fails the attempt.
+  StageResult recheck(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& baseline_exe);
+  StageResult profile(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& dir);
+
+ private:
+  StageResult evaluate_one_process(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& dir,
+                                   const Attempt& baseline, bool& unsupported);
+  StageResult evaluate_three_processes(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& dir,
+                                       const Attempt* baseline);
+
+  Backend& backend_;
+  ProcessRunner& runner_;
+  MeasureSetup setup_;
+  bool evaluate_unsupported_ = false;  // the program answered evaluate with a usage error
+};
+
+// Identity pid -> tile table's hash on `grid`, as check() stores mapping hashes.
+std::string identity_mapping_hash(TileGrid grid);
+
+}  // namespace swz

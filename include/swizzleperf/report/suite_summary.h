@@ -1,0 +1,24 @@
+// A suite's summary files: suite-summary.md, .csv and .json and its report.html
+// written from the rows, and read back (a rerun continues, shards are merged).
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "swizzleperf/report/suite.h"
+#include "swizzleperf/util/result.h"
+
+namespace swz {
+
+// Writes suite-summary.md, .csv and .json into dir.
+Status write_suite_summary(const std::filesystem::path& dir, const std::vector<SuiteRow>& rows,
+                           const nlohmann::json& meta);
+// Reads suite-summary.json from each dir (shards) and returns all rows, in kernel order.
+// With agreed_meta: the run facts (device, objective, iterations, proposer) that every
+// summary agrees on go there; a fact they disagree on is left out.
+Result<std::vector<SuiteRow>> merge_suite_summaries(const std::vector<std::filesystem::path>& dirs,
+                                                    nlohmann::json* agreed_meta = nullptr);
+
+}  // namespace swz

@@ -1,0 +1,30 @@
+// Small string helpers every layer uses: trimming, lower-casing, making outside
+// text (a server's error page, a profiler's message, an LLM's reply) safe to show
+// on one line, and formatting an optional number for a table.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace swz {
+
+// s without leading and trailing whitespace.
+std::string trim(std::string_view s);
+std::string to_lower(std::string s);
+// Control characters (newlines, tabs, escapes, DEL) become spaces: outside text
+// never breaks an error line or a table row.
+std::string one_line(std::string s);
+// one_line, trimmed, and cut to max_chars with "..." appended when longer.
+std::string one_line(std::string s, std::size_t max_chars);
+// The current UTC time as strftime formats it ("%Y-%m-%dT%H:%M:%SZ").
+std::string utc_now(const char* strftime_format);
+// utc_now("%Y-%m-%dT%H:%M:%SZ"): the timestamps in histories and reports.
+std::string now_iso8601();
+// 4294967295 -> "4,294,967,295": large counts in messages people read.
+std::string with_thousands(unsigned long long v);
+// fmt-formats v with spec ("{:.2f}"), or returns `missing` when there is no value.
+std::string format_or(const std::optional<double>& v, std::string_view missing, const char* spec = "{:.2f}");
+
+}  // namespace swz

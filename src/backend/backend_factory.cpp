@@ -1,0 +1,35 @@
+#include "swizzleperf/backend/backend_factory.h"
+
+#include <unistd.h>
+
+#include "swizzleperf/backend/cuda_backend.h"
+#include "swizzleperf/backend/hip_backend.h"
+
+namespace swz {
+
+namespace {
+
+bool have_device_node(const char* path) { return ::access(path, F_OK) == 0; }
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> make_backend(const std::string& which, ProcessRunner& runner,
+                                              const ToolOptions& tools) {
+  if (which == "cuda") return std::unique_ptr<Backend>(std::make_unique<CudaBackend>(runner, tools));
+  if (which == "hip") return std::unique_ptr<Backend>(std::make_unique<HipBackend>(runner, tools));
+  if (which != "auto")
+    return make_error("unknown backend '" + which + "': use auto, cuda or hip");
+  const bool amd_gpu = have_device_node("/dev/kfd");
+  const bool nvidia_gpu = have_device_node("/dev/nvidia0") || !find_executable("nvidia-smi").empty();
+  HipBackend hip(runner, tools);
+  CudaBackend cuda(runner, tools);
+  if (amd_gpu && !find_executable(hip.profiler_path()).empty())
+    return std::unique_ptr<Backend>(std::make_unique<HipBackend>(runner, tools));
+  if (nvidia_gpu && !find_executable(cuda.profiler_path()).empty())
+    return std::unique_ptr<Backend>(std::make_unique<CudaBackend>(runner, tools));
+  return make_error(std::string("no GPU backend found: looked for an AMD GPU (/dev/kfd: ") +
+                    (amd_gpu ? "present" : "absent") + ") with rocprofv3, and an NVIDIA GPU (/dev/nvidia0 or nvidia-smi: " +
+                    (nvidia_gpu ? "present" : "absent") + ") with ncu; pass --backend cuda|hip to choose one");
+}
+
+}  // namespace swz

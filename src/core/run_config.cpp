@@ -1,0 +1,190 @@
+#include "swizzleperf/core/run_config.h"
+
+#include <fmt/format.h>
+
+#include <functional>
+
+#include "swizzleperf/util/json_field.h"
+
+namespace swz {
+
+std::string to_string(Objective o) { return o == Objective::time ? "time" : "l2"; }
+
+std::optional<Objective> objective_from_string(const std::string& s) {
+  if (s == "time") return Objective::time;
+  if (s == "l2") return Objective::l2;
+  return std::nullopt;
+}
+
+std::string size_text(const std::vector<int>& size) {
+  if (size.empty()) return "default";
+  std::string s;
+  for (int v : size) s += (s.empty() ? "" : ",") + std::to_string(v);
+  return s;
+}
+
+namespace {
+
+// One setting: its option name, whether a resume may change it, its value as text,
+// and how to copy it from one config to another.
+struct Setting {
+  const char* name;
+  bool fixed;
+  std::function<std::string(const RunConfig&)> text;
+  std::function<void(RunConfig&, const RunConfig&)> copy;
+};
+
+#define SWZ_SETTING(NAME, FIXED, FIELD, TEXT)                                           \
+  Setting {                                                                            \
+    NAME, FIXED, [](const RunConfig& c) { return TEXT(c.FIELD); },                     \
+        [](RunConfig& d, const RunConfig& s) { d.FIELD = s.FIELD; }                    \
+  }
+
+std::string int_text(int v) { return std::to_string(v); }
+std::string str_text(const std::string& v) { return v.empty() ? "\"\"" : v; }
+std::string double_text(double v) { return fmt::format("{}", v); }
+std::string objective_text(Objective o) { return to_string(o); }
+
+const std::vector<Setting>& settings() {
+  static const std::vector<Setting> table = {
+      SWZ_SETTING("objective", true, objective, objective_text),
+      SWZ_SETTING("size", true, size, size_text),
+      SWZ_SETTING("backend", true, backend, str_text),
+      SWZ_SETTING("arch", true, arch, str_text),
+      SWZ_SETTING("reps", true, time_reps, int_text),
+      SWZ_SETTING("warmup", true, warmup, int_text),
+      SWZ_SETTING("profile-launches", true, profile_launches, int_text),
+      SWZ_SETTING("iterations", false, iterations, int_text),
+      SWZ_SETTING("rounds", false, recheck_rounds, int_text),
+      SWZ_SETTING("proposer", false, proposer, str_text),
+      SWZ_SETTING("base-url", false, llm.base_url, str_text),
+      SWZ_SETTING("api-key-env", false, llm.api_key_env, str_text),
+      SWZ_SETTING("model", false, llm.model, str_text),
+      SWZ_SETTING("temperature", false, llm.temperature, double_text),
+      SWZ_SETTING("max-tokens", false, llm.max_tokens, int_text),
+      SWZ_SETTING("llm-timeout", false, llm.timeout_s, int_text),
+      SWZ_SETTING("context", false, llm.context, str_text),
+      SWZ_SETTING("build-jobs", false, build_jobs, int_text),
+      SWZ_SETTING("host-cxx", false, host_cxx, str_text),
+      SWZ_SETTING("run-timeout", false, run_timeout_s, int_text),
+      SWZ_SETTING("build-timeout", false, build_timeout_s, int_text),
+      SWZ_SETTING("profile-timeout", false, profile_timeout_s, int_text),
+  };
+  return table;
+}
+
+#undef SWZ_SETTING
+
+std::string str_or(const nlohmann::json& j, const char* key, const std::string& fallback) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
+}
+
+double double_or(const nlohmann::json& j, const char* key, double fallback) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
+}
+
+}  // namespace
+
+std::vector<SettingView> describe_settings(const RunConfig& c) {
+  std::vector<SettingView> out;
+  for (const auto& s : settings()) out.push_back({s.name, s.fixed, s.text(c)});
+  return out;
+}
+
+Result<RunConfig> resume_config(const RunConfig& recorded, const RunConfig& asked, const std::set<std::string>& given,
+                                const std::string& now, int next_iteration) {
+  RunConfig out = recorded;
+  for (const auto& s : settings()) {
+    if (!given.count(s.name)) continue;
+    const std::string was = s.text(recorded), want = s.text(asked);
+    if (was == want) continue;
+    if (s.name == std::string("backend") && asked.backend == "auto") continue;
+    if (s.fixed)
+      return make_error(fmt::format(
+          "--{} {} on --resume: this run was measured with {} {}, and a resumed run keeps what 'best' means and how "
+          "it is measured; drop --{}, or start a new run with --run-dir",
+          s.name, want, s.name, was, s.name));
+    s.copy(out, asked);
+    out.changes.push_back({s.name, was, want, now, next_iteration});
+  }
+  return out;
+}
+
+void to_json(nlohmann::json& j, const LlmSettings& s) {
+  j = {{"base_url", s.base_url}, {"api_key_env", s.api_key_env}, {"model", s.model},
+       {"temperature", s.temperature}, {"max_tokens", s.max_tokens}, {"timeout_s", s.timeout_s},
+       {"context", s.context}};
+}
+
+void to_json(nlohmann::json& j, const SettingChange& c) {
+  j = {{"setting", c.setting}, {"from", c.from}, {"to", c.to}, {"at", c.at}, {"from_iteration", c.from_iteration}};
+}
+
+void to_json(nlohmann::json& j, const RunConfig& c) {
+  j = {{"command", c.command},
+       {"objective", to_string(c.objective)},
+       {"size", c.size},
+       {"backend", c.backend},
+       {"arch", c.arch},
+       {"reps", c.time_reps},
+       {"warmup", c.warmup},
+       {"profile_launches", c.profile_launches},
+       {"iterations", c.iterations},
+       {"recheck_rounds", c.recheck_rounds},
+       {"recheck_every_candidate", c.recheck_every_candidate},
+       {"proposer", c.proposer},
+       {"proposer_config", c.llm},
+       {"build_jobs", c.build_jobs},
+       {"host_cxx", c.host_cxx},
+       {"run_timeout_s", c.run_timeout_s},
+       {"build_timeout_s", c.build_timeout_s},
+       {"profile_timeout_s", c.profile_timeout_s},
+       {"changes", c.changes}};
+  if (!c.suite.empty()) j["suite"] = c.suite;
+}
+
+RunConfig run_config_from_json(const nlohmann::json& j, bool legacy_objective) {
+  RunConfig c;
+  if (!j.is_object()) return c;
+  c.command = str_or(j, "command", c.command);
+  c.suite = str_or(j, "suite", "");
+  if (auto o = objective_from_string(str_or(j, "objective", "")))
+    c.objective = *o;
+  else if (legacy_objective)
+    c.objective = Objective::l2;
+  if (j.contains("size") && j["size"].is_array())
+    for (std::size_t i = 0; i < j["size"].size(); ++i)
+      if (const int v = int_or(j["size"], i, 0); v > 0) c.size.push_back(v);
+  c.backend = str_or(j, "backend", c.backend);
+  c.arch = str_or(j, "arch", c.arch);
+  c.time_reps = int_or(j, "reps", c.time_reps);
+  c.warmup = int_or(j, "warmup", c.warmup);
+  c.profile_launches = int_or(j, "profile_launches", c.profile_launches);
+  c.iterations = int_or(j, "iterations", c.iterations);
+  c.recheck_rounds = int_or(j, "recheck_rounds", c.recheck_rounds);
+  if (j.contains("recheck_every_candidate") && j["recheck_every_candidate"].is_boolean())
+    c.recheck_every_candidate = j["recheck_every_candidate"].get<bool>();
+  c.proposer = str_or(j, "proposer", c.proposer);
+  if (const auto p = j.find("proposer_config"); p != j.end() && p->is_object()) {
+    c.llm.base_url = str_or(*p, "base_url", c.llm.base_url);
+    c.llm.api_key_env = str_or(*p, "api_key_env", c.llm.api_key_env);
+    c.llm.model = str_or(*p, "model", c.llm.model);
+    c.llm.temperature = double_or(*p, "temperature", c.llm.temperature);
+    c.llm.max_tokens = int_or(*p, "max_tokens", c.llm.max_tokens);
+    c.llm.timeout_s = int_or(*p, "timeout_s", c.llm.timeout_s);
+    c.llm.context = str_or(*p, "context", c.llm.context);
+  }
+  c.build_jobs = int_or(j, "build_jobs", c.build_jobs);
+  c.host_cxx = str_or(j, "host_cxx", c.host_cxx);
+  c.run_timeout_s = int_or(j, "run_timeout_s", c.run_timeout_s);
+  c.build_timeout_s = int_or(j, "build_timeout_s", c.build_timeout_s);
+  c.profile_timeout_s = int_or(j, "profile_timeout_s", c.profile_timeout_s);
+  if (const auto ch = j.find("changes"); ch != j.end() && ch->is_array())
+    for (const auto& e : *ch)
+      if (e.is_object())
+        c.changes.push_back({str_or(e, "setting", ""), str_or(e, "from", ""), str_or(e, "to", ""), str_or(e, "at", ""),
+                             int_or(e, "from_iteration", 0)});
+  return c;
+}
+
+}  // namespace swz

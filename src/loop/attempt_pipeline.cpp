@@ -1,0 +1,298 @@
+// The stages of one attempt. Every outside failure (a program's exit code, a
+// profiler's error, a short output) becomes the attempt's status with a one-line
+// reason; only a file the machine cannot write becomes StageEnd::environment.
+#include "swizzleperf/loop/attempt_pipeline.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdint>
+
+#include "swizzleperf/core/mapping_check.h"
+#include "swizzleperf/core/tile_map.h"
+#include "swizzleperf/loop/output_check.h"
+#include "swizzleperf/loop/speed_judge.h"
+#include "swizzleperf/util/file_io.h"
+#include "swizzleperf/util/hash.h"
+
+namespace swz {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double secs_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string mapping_hash(const std::vector<std::uint32_t>& mapping) {
+  std::string bytes(reinterpret_cast<const char*>(mapping.data()), mapping.size() * sizeof(std::uint32_t));
+  return content_hash(bytes);
+}
+
+StageResult passed() { return {}; }
+
+// The candidate failed this stage.
+StageResult fail(Attempt& a, AttemptStatus status, std::string why) {
+  a.status = status;
+  a.reason = std::move(why);
+  return {StageEnd::failed, ""};
+}
+
+StageResult run_failed(Attempt& a, const char* mode, const ProgramRun& r) {
+  return fail(a, AttemptStatus::run_failed, r.failure(mode));
+}
+
+// An artefact the user reads later; a write that fails is the machine's failure.
+StageResult keep(const fs::path& path, const std::string& text) {
+  if (auto st = write_file_atomic(path, text); !st) return {StageEnd::environment, st.error().message};
+  return passed();
+}
+
+StageResult interrupted_or_passed() {
+  return interrupt_requested() ? StageResult{StageEnd::interrupted, ""} : passed();
+}
+
+// Runs fn, recording its wall time as stage `name`.
+template <typename Fn>
+StageResult timed(Attempt& a, const char* name, Fn&& fn) {
+  const auto t0 = std::chrono::steady_clock::now();
+  StageResult r = fn();
+  a.stage_seconds[name] = secs_since(t0);
+  return r;
+}
+
+}  // namespace
+
+std::string identity_mapping_hash(TileGrid grid) {
+  std::vector<std::uint32_t> identity(grid.num_pids());
+  for (std::size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<std::uint32_t>(i);
+  return mapping_hash(identity);
+}
+
+AttemptPipeline::AttemptPipeline(Backend& backend, ProcessRunner& runner, MeasureSetup setup)
+    : backend_(backend), runner_(runner), setup_(std::move(setup)) {}
+
+std::vector<std::string> AttemptPipeline::size_args() const {
+  if (setup_.size.empty()) return {};
+  return {"--size", size_text(setup_.size)};
+}
+
+std::vector<std::string> AttemptPipeline::time_args() const {
+  std::vector<std::string> args = {"time", "--reps", std::to_string(setup_.time_reps), "--warmup",
+                                   std::to_string(setup_.warmup)};
+  for (auto& s : size_args()) args.push_back(std::move(s));
+  return args;
+}
+
+Result<ProgramInfo> AttemptPipeline::read_info(const fs::path& exe, const fs::path& dir) {
+  std::vector<std::string> args{"info"};
+  for (auto& s : size_args()) args.push_back(std::move(s));
+  auto info = backend_.run_program(exe, args, backend_.tools().run_timeout);
+  if (info.process.interrupted) return interrupted_error();
+  if (!info.process.success() || !info.json.contains("grid"))
+    return make_error("the kernel program's info mode failed (" + info.process.describe() + ": " +
+                      tail_lines(info.process.err + info.process.out, 1) + "); see docs/kernel-contract.md");
+  if (auto st = write_file_atomic(dir / "info.json", info.json.dump(2) + "\n"); !st) return st.error();
+  ProgramInfo p = program_info_from_json(info.json);
+  if (auto grid = p.checked_grid(); !grid) return make_error(grid.error().message + " (see docs/kernel-contract.md)");
+  return p;
+}
+
+StageResult AttemptPipeline::check(Attempt& a, const ValidRegion& region, const fs::path& dir,
+                                   const std::vector<Attempt>& earlier) {
+  return timed(a, "check", [&]() -> StageResult {
+    const TileGrid grid = setup_.program.grid;
+    MappingCheckOptions mo{setup_.host_cxx, dir / "mapping", std::chrono::seconds(60)};
+    auto report = check_mapping(region, ragged_grids(grid), setup_.hw, mo, runner_);
+    if (!report) {
+      if (report.error().interrupted()) return {StageEnd::interrupted, ""};
+      return fail(a, AttemptStatus::rejected_mapping, report.error().message);
+    }
+    a.mapping = *report;
+    if (!report->ok) return fail(a, AttemptStatus::rejected_mapping, report->summary());
+    const auto hash = mapping_hash(report->grids.front().mapping);
+    a.mapping["mapping_hash"] = hash;
+    a.mapping["tile_map"] = make_tile_map(grid, report->grids.front().mapping, setup_.hw);  // report.html's map
+    if (hash == identity_mapping_hash(grid))
+      return fail(a, AttemptStatus::duplicate, "same mapping as the baseline (identity) on the kernel's grid");
+    for (const auto& prev : earlier)
+      if (prev.mapping.value("mapping_hash", "") == hash)
+        return fail(a, AttemptStatus::duplicate,
+                    fmt::format("same mapping as attempt {} ({}) on the kernel's grid", prev.iteration, prev.label));
+    return interrupted_or_passed();
+  });
+}
+
+StageResult AttemptPipeline::build(Attempt& a, BuildPool& pool, const std::string& source, const fs::path& dir) {
+  auto pooled = pool.get({source, setup_.hw.num_dies, setup_.hw.arch}, dir / "kernel.hip", dir / "kernel");
+  auto& built = pooled.build;
+  if (!built) {
+    if (built.error().interrupted()) return {StageEnd::interrupted, ""};
+    return fail(a, AttemptStatus::build_failed, built.error().message);
+  }
+  if (pooled.prefetched) a.stage_seconds["build_wait"] = pooled.wait_seconds;
+  else a.stage_seconds["build"] = built->seconds;
+  a.build = {{"ok", built->ok}, {"seconds", built->seconds}, {"log_excerpt", tail_lines(built->log, 20)},
+             {"prefetched", pooled.prefetched}};
+  if (auto k = keep(dir / "build.log", format_argv(built->argv) + "\n" + built->log); !k.passed()) return k;
+  if (!built->ok) return fail(a, AttemptStatus::build_failed, built->failure);
+  return interrupted_or_passed();
+}
+
+StageResult AttemptPipeline::measure_reference(Attempt& a, const fs::path& exe, const fs::path& dir) {
+  return evaluate_three_processes(a, exe, dir, nullptr);
+}
+
+StageResult AttemptPipeline::evaluate(Attempt& a, const fs::path& exe, const fs::path& dir, const Attempt& baseline) {
+  StageResult r;
+  bool unsupported = evaluate_unsupported_;
+  if (!unsupported) r = evaluate_one_process(a, exe, dir, baseline, unsupported);
+  if (unsupported) {
+    if (!evaluate_unsupported_)
+      spdlog::info("the kernel program has no evaluate mode; verify, compare and time run as separate processes");
+    evaluate_unsupported_ = true;
+    r = evaluate_three_processes(a, exe, dir, &baseline);
+  }
+  if (r.passed() && baseline.timing && a.timing && a.timing->median_ms > 0)
+    a.speedup = baseline.timing->median_ms / a.timing->median_ms;
+  return r;
+}
+
+// Verify, output check (record for the baseline, compare for a candidate), time:
+// one process each. Used for the baseline, for programs without evaluate mode and
+// for a plain-dump reference (which evaluate cannot check).
+StageResult AttemptPipeline::evaluate_three_processes(Attempt& a, const fs::path& exe, const fs::path& dir,
+                                                      const Attempt* baseline) {
+  const auto timeout = backend_.tools().run_timeout;
+  auto r = timed(a, "verify", [&]() -> StageResult {
+    auto run = backend_.run_program(exe, {"verify"}, timeout);
+    a.validation["verify"] = run.json;
+    if (auto k = keep(dir / "verify.log", run.process.out + run.process.err); !k.passed()) return k;
+    if (run.process.interrupted) return {StageEnd::interrupted, ""};
+    if (run.process.success() && run.json.value("ok", false)) return passed();
+    if (run.process.exited_with(1))
+      return fail(a, AttemptStatus::validation_failed, "verify mode: results differ from the CPU reference");
+    return run_failed(a, "verify", run);
+  });
+  if (!r.passed() || !(r = interrupted_or_passed()).passed()) return r;
+  r = timed(a, "compare", [&]() -> StageResult {
+    // Device-side digest / compare (loop/output_check); a full dump only on a mismatch.
+    OutputCheck check(backend_, size_args(), setup_.program.dump_tol);
+    const auto o = baseline == nullptr
+                       ? check.record_baseline(exe, dir, a.validation)
+                       : check.check_candidate(exe, dir, setup_.baseline_dir, baseline->validation, a.validation);
+    if (o.kind == OutputCheckResult::Kind::ok) return passed();
+    return fail(a, o.kind == OutputCheckResult::Kind::mismatch ? AttemptStatus::validation_failed
+                                                               : AttemptStatus::run_failed,
+                o.reason);
+  });
+  if (!r.passed() || !(r = interrupted_or_passed()).passed()) return r;
+  r = timed(a, "time", [&]() -> StageResult {
+    auto run = backend_.run_program(exe, time_args(), timeout);
+    if (auto k = keep(dir / "time.json", run.json.dump(2) + "\n"); !k.passed()) return k;
+    if (run.process.interrupted) return {StageEnd::interrupted, ""};
+    if (!run.process.success() || !run.json.contains("median_ms")) return run_failed(a, "time", run);
+    try {
+      a.timing = run.json.get<Timing>();
+    } catch (const nlohmann::json::exception& e) {
+      return fail(a, AttemptStatus::run_failed, std::string("time mode: unreadable timing: ") + e.what());
+    }
+    return passed();
+  });
+  if (!r.passed()) return r;
+  return interrupted_or_passed();
+}
+
+StageResult AttemptPipeline::evaluate_one_process(Attempt& a, const fs::path& exe, const fs::path& dir,
+                                                  const Attempt& baseline, bool& unsupported) {
+  OutputCheck check(backend_, size_args(), setup_.program.dump_tol);
+  const auto& baseline_dir = setup_.baseline_dir;
+  auto check_args = check.evaluate_args(dir, baseline_dir, baseline.validation);
+  if (!check_args) {  // a plain-dump reference: the separate modes, this attempt only
+    return evaluate_three_processes(a, exe, dir, &baseline);
+  }
+  std::vector<std::string> args = time_args();
+  args.front() = "evaluate";
+  args.insert(args.end(), check_args->begin(), check_args->end());
+  const auto t0 = std::chrono::steady_clock::now();
+  // Three modes' work in one process: three modes' time limit.
+  auto r = backend_.run_program(exe, args, backend_.tools().run_timeout * 3);
+  if (r.process.exited_with(2) && !r.json.contains("verify")) {
+    unsupported = true;  // a program built before evaluate mode
+    return passed();
+  }
+  a.stage_seconds["evaluate"] = secs_since(t0);
+  if (auto k = keep(dir / "evaluate.json", r.json.dump(2) + "\n"); !k.passed()) return k;
+  if (r.process.interrupted) return {StageEnd::interrupted, ""};
+  const bool exited_1 = r.process.exited_with(1);
+  if (!r.process.success() && !exited_1) return run_failed(a, "evaluate", r);
+  if (r.json.is_object() && r.json.contains("seconds")) a.validation["evaluate_seconds"] = r.json["seconds"];
+  // Exit 1 without parts: the compare part stopped the program itself (e.g. output sizes differ).
+  if (exited_1 && r.json.is_object() && !r.json.contains("verify")) {
+    auto o = check.judge_evaluated(r.json, true, exe, dir, baseline_dir, baseline.validation, a.validation);
+    if (o.kind == OutputCheckResult::Kind::mismatch) return fail(a, AttemptStatus::validation_failed, o.reason);
+    return run_failed(a, "evaluate", r);
+  }
+  if (!r.json.is_object() || !r.json.contains("verify")) return run_failed(a, "evaluate", r);
+  a.validation["verify"] = r.json["verify"];
+  if (!r.json["verify"].is_object() || !r.json["verify"].value("ok", false)) {
+    if (exited_1) return fail(a, AttemptStatus::validation_failed, "verify mode: results differ from the CPU reference");
+    return run_failed(a, "evaluate", r);
+  }
+  const char* part_name = r.json.contains("hash") ? "hash" : "compare";
+  if (!r.json.contains(part_name)) return run_failed(a, "evaluate", r);
+  auto o = check.judge_evaluated(r.json[part_name], exited_1, exe, dir, baseline_dir, baseline.validation,
+                                 a.validation);
+  if (o.kind == OutputCheckResult::Kind::mismatch) return fail(a, AttemptStatus::validation_failed, o.reason);
+  if (o.kind != OutputCheckResult::Kind::ok) return fail(a, AttemptStatus::run_failed, "evaluate mode: " + o.reason);
+  if (!r.process.success() || !r.json.contains("time") || !r.json["time"].is_object() ||
+      !r.json["time"].contains("median_ms"))
+    return run_failed(a, "evaluate", r);
+  if (auto k = keep(dir / "time.json", r.json["time"].dump(2) + "\n"); !k.passed()) return k;
+  try {
+    a.timing = r.json["time"].get<Timing>();
+  } catch (const nlohmann::json::exception& e) {
+    return fail(a, AttemptStatus::run_failed, std::string("evaluate mode: unreadable time part: ") + e.what());
+  }
+  return interrupted_or_passed();
+}
+
+StageResult AttemptPipeline::recheck(Attempt& a, const fs::path& exe, const fs::path& baseline_exe) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const double one_shot = a.speedup.value_or(0);
+  a.recheck = {{"one_shot_speedup", one_shot}};
+  auto c = compare_speed(backend_, baseline_exe, exe, time_args(), setup_.recheck_rounds,
+                         backend_.tools().run_timeout);
+  a.stage_seconds["recheck"] = secs_since(t0);
+  if (!c) {
+    if (c.error().interrupted()) return {StageEnd::interrupted, ""};
+    a.recheck["error"] = c.error().message;
+    spdlog::warn("{}: speed re-check failed: {}", a.label, c.error().message);
+    return passed();
+  }
+  a.recheck.update(nlohmann::json(*c));
+  a.recheck["one_shot_speedup"] = one_shot;
+  a.speedup = c->ratio.estimate;
+  a.speedup_ci_low = c->ratio.low;
+  a.speedup_ci_high = c->ratio.high;
+  a.significant = c->ratio.significant;
+  return passed();
+}
+
+StageResult AttemptPipeline::profile(Attempt& a, const fs::path& exe, const fs::path& dir) {
+  return timed(a, "profile", [&]() -> StageResult {
+    std::vector<std::string> args = {"profile"};
+    for (auto& s : size_args()) args.push_back(std::move(s));
+    auto m = backend_.profile({exe, args, setup_.program.kernel_regex, dir, setup_.window});
+    if (!m) {
+      if (m.error().interrupted()) return {StageEnd::interrupted, ""};
+      return fail(a, AttemptStatus::profile_failed, m.error().message);
+    }
+    a.metrics = m.value();
+    return keep(dir / "metrics.json", nlohmann::json(a.metrics.value()).dump(2) + "\n");
+  });
+}
+
+}  // namespace swz

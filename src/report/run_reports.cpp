@@ -1,0 +1,61 @@
+#include "swizzleperf/report/run_reports.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "swizzleperf/report/html_report.h"
+#include "swizzleperf/report/report.h"
+#include "swizzleperf/util/file_io.h"
+
+namespace swz {
+
+namespace {
+
+std::string fmt_pct(const std::optional<Metrics>& m) {
+  return m && m->l2_hit_pct ? fmt::format("{:.2f}%", *m->l2_hit_pct) : "n/a";
+}
+
+}  // namespace
+
+Status RunReportWriter::on_attempt(const RunHistory& history, const Attempt&) {
+  return write_file_atomic(run_dir_ / "report.html", render_run_html(history));
+}
+
+Status RunReportWriter::on_finish(const OptimizeSummary& summary) {
+  if (auto st = write_file_atomic(run_dir_ / "report.md", render_report_markdown(summary)); !st) return st;
+  return write_file_atomic(run_dir_ / "report.html", render_run_html(summary.history));
+}
+
+Status ConsoleProgress::on_baseline(const RunHistory& h) {
+  if (!h.baseline) return ok_status();
+  spdlog::info("baseline: L2 hit {}, median {:.4f} ms", fmt_pct(h.baseline->metrics),
+               h.baseline->timing ? h.baseline->timing->median_ms : 0.0);
+  return ok_status();
+}
+
+Status ConsoleProgress::on_attempt(const RunHistory& h, const Attempt& a) {
+  int counted = 0;
+  for (const auto& x : h.attempts) counted += x.status != AttemptStatus::duplicate;
+  const int budget = h.config.iterations;
+  const auto& base = h.baseline;
+  const double base_l2 = base && base->metrics && base->metrics->l2_hit_pct ? *base->metrics->l2_hit_pct : 0;
+  if (a.validated())
+    spdlog::info("[{}/{}] {}: L2 hit {} ({:+.2f} pts), {:.4f} ms ({:.3f}x{})", counted, budget, a.label,
+                 fmt_pct(a.metrics), a.metrics && a.metrics->l2_hit_pct ? *a.metrics->l2_hit_pct - base_l2 : 0.0,
+                 a.timing ? a.timing->median_ms : 0.0, a.speedup.value_or(0),
+                 a.significant ? fmt::format(" [{:.3f}, {:.3f}], {}", a.speedup_ci_low.value_or(0),
+                                             a.speedup_ci_high.value_or(0),
+                                             *a.significant ? "significant" : "not significant")
+                               : std::string(", one-shot"));
+  else
+    spdlog::info("[{}/{}] {}: {} — {}", counted, budget, a.label.empty() ? "(no proposal)" : a.label,
+                 to_string(a.status), a.reason);
+  return ok_status();
+}
+
+Status ConsoleProgress::on_finish(const OptimizeSummary& s) {
+  if (!s.history.stopped_because.empty()) spdlog::info("stopped: {}", s.history.stopped_because);
+  return ok_status();
+}
+
+}  // namespace swz

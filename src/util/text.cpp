@@ -1,0 +1,61 @@
+// See the header.
+#include "swizzleperf/util/text.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+
+namespace swz {
+
+std::string trim(std::string_view s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::string to_lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return s;
+}
+
+std::string one_line(std::string s, std::size_t max_chars) {
+  s = trim(one_line(std::move(s)));
+  if (s.size() > max_chars) s = s.substr(0, max_chars) + "...";
+  return s;
+}
+
+std::string now_iso8601() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
+
+std::string utc_now(const char* strftime_format) {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  if (std::strftime(buf, sizeof buf, strftime_format, &tm) == 0) return {};
+  return buf;
+}
+
+std::string format_or(const std::optional<double>& v, std::string_view missing, const char* spec) {
+  return v ? fmt::format(fmt::runtime(spec), *v) : std::string(missing);
+}
+
+std::string with_thousands(unsigned long long v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+}  // namespace swz
