@@ -994,7 +994,8 @@ Result<std::map<int, ValidRegion>> validate_recorded_regions(const RunHistory& h
   std::map<int, ValidRegion> out;
   for (const auto& a : history.attempts) {
     if (a.status != AttemptStatus::ok) continue;
-    auto r = ValidRegion::make(a.region);
+    const auto verdict = validate_region_code(a.region);
+    auto r = verdict.ok ? ValidRegion::make(a.region) : Result<ValidRegion>(make_error(verdict.message()));
     if (!r)
       return make_error("attempt " + std::to_string(a.iteration) + " (" + a.label +
                         ") is recorded as ok but its region is rejected: " + r.error().message +

@@ -46,7 +46,7 @@ TEST(OptimizeE2E, FullRunThroughTheFakeToolchain) {
   EXPECT_GT(summary["best"]["l2_hit_pct"].get<double>(), summary["baseline"]["l2_hit_pct"].get<double>() + 20);
   auto h = load_json(tmp / "run" / "history.json");
   EXPECT_EQ(h["format"], "swizzleperf-history");
-  EXPECT_EQ(h["schema_version"], 1);
+  EXPECT_EQ(h["schema_version"], 2);
   ASSERT_TRUE(h.contains("baseline"));
   int counted = 0;
   for (const auto& a : h["attempts"]) {

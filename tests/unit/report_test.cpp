@@ -69,6 +69,7 @@ TEST(SummaryJson, NothingValidated) {
   s.history.attempts.erase(s.history.attempts.begin());
   s.history.attempts.pop_back();
   s.history.config = RunConfig{};
+  s.history.stopped_because.clear();
   s.best_kernel.clear();
   const auto j = summary_json(s);
   EXPECT_EQ(j["improved"], false);

@@ -95,8 +95,9 @@ class Backend {
   // BuildResult with ok == false.
   virtual Result<BuildResult> build(const BuildRequest& request) = 0;
   virtual Result<Metrics> profile(const ProfileRequest& request) = 0;
-  // Runs the program with args; its last stdout line is parsed as JSON.
-  ProgramRun run_program(const fs::path& exe, const std::vector<std::string>& args,
+  // Runs the program with args; its last stdout line is parsed as JSON. Virtual so a
+  // test's fake backend can answer for programs it never built.
+  virtual ProgramRun run_program(const fs::path& exe, const std::vector<std::string>& args,
                          std::chrono::seconds timeout);
 
   const ToolOptions& tools() const { return tools_; }

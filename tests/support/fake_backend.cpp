@@ -1,0 +1,193 @@
+#include "support/fake_backend.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+
+#include "swizzleperf/util/file_io.h"
+
+namespace swz::test {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// key=value pairs of the first "// fake:" line in text.
+std::map<std::string, std::string> behaviour_of(const std::string& text) {
+  std::map<std::string, std::string> out;
+  const auto at = text.find("// fake:");
+  if (at == std::string::npos) return out;
+  const auto end = text.find('\n', at);
+  std::string line = text.substr(at + 8, end == std::string::npos ? std::string::npos : end - at - 8);
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && line[i] == ' ') ++i;
+    const auto j = line.find(' ', i);
+    const std::string kv = line.substr(i, j == std::string::npos ? std::string::npos : j - i);
+    if (const auto eq = kv.find('='); eq != std::string::npos) out[kv.substr(0, eq)] = kv.substr(eq + 1);
+    if (j == std::string::npos) break;
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string get(const std::map<std::string, std::string>& b, const std::string& k, const std::string& dflt) {
+  const auto it = b.find(k);
+  return it == b.end() ? dflt : it->second;
+}
+
+std::string value_after(const std::vector<std::string>& args, const std::string& flag) {
+  const auto it = std::find(args.begin(), args.end(), flag);
+  return it != args.end() && it + 1 != args.end() ? *(it + 1) : "";
+}
+
+ProgramRun answer(int code, nlohmann::json j) {
+  ProgramRun r;
+  r.process = exited(code, j.dump() + "\n");
+  r.json = std::move(j);
+  return r;
+}
+
+}  // namespace
+
+std::string fake_region(const std::string& behaviour, const std::string& body) {
+  return "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n"
+         "  // fake: " + behaviour + "\n  " + body + "\n}\n";
+}
+
+std::string fake_kernel_source(const std::string& behaviour) {
+  return "// a kernel program for the loop's unit tests (tests/support/fake_backend.h)\n"
+         "// swizzleperf:begin\n" + fake_region(behaviour) + "// swizzleperf:end\n"
+         "int main() { return 0; }\n";
+}
+
+FakeBackend::FakeBackend(ProcessRunner& runner, TileGrid grid) : Backend(runner, ToolOptions{}), grid_(grid) {}
+
+Result<HardwareProfile> FakeBackend::query_device(const fs::path&) {
+  HardwareProfile hw;
+  hw.name = "Fake GPU";
+  hw.vendor = "fake";
+  hw.arch = "sm_90";
+  hw.num_dies = 2;
+  return hw;
+}
+
+Result<BuildResult> FakeBackend::build(const BuildRequest& request) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++builds_;
+  }
+  BuildResult b;
+  b.argv = {"fake-compiler", "-o", request.output.string(), request.source.string()};
+  auto text = read_file(request.source);
+  if (!text) return text.error();
+  if (get(behaviour_of(*text), "build", "ok") != "ok") {
+    b.ok = false;
+    b.failure = "fake compiler: error: the region says build=fail";
+    b.log = b.failure + "\n";
+    return b;
+  }
+  if (auto st = write_file_atomic(request.output, *text); !st) return st.error();
+  b.ok = true;
+  b.seconds = 0.01;
+  return b;
+}
+
+Result<Metrics> FakeBackend::profile(const ProfileRequest& request) {
+  auto text = read_file(request.exe);
+  if (!text) return text.error();
+  const auto b = behaviour_of(*text);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    modes_.push_back("profile");
+  }
+  if (get(b, "profile", "ok") != "ok") return make_error("fake profiler: no kernel matched");
+  Metrics m;
+  m.l2_hit_pct = std::stod(get(b, "l2", "50"));
+  m.l2_sectors = 10000;
+  return m;
+}
+
+ProgramRun FakeBackend::run_program(const fs::path& exe, const std::vector<std::string>& args, std::chrono::seconds) {
+  const std::string mode = args.empty() ? "" : args.front();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    modes_.push_back(mode);
+  }
+  auto text = read_file(exe);
+  if (!text) {
+    ProgramRun r;
+    r.process = not_started(text.error().message);
+    return r;
+  }
+  const auto b = behaviour_of(*text);
+  const double ms = std::stod(get(b, "ms", "1.0"));
+  const bool verify_ok = get(b, "verify", "ok") == "ok";
+  const std::string hash = get(b, "out", "same") == "same" ? "00000000000000aa" : "00000000000000bb";
+  const nlohmann::json timing = {{"median_ms", ms}, {"min_ms", ms}, {"max_ms", ms}, {"reps", 10}};
+  auto hash_part = [&](const std::string& chunks_file) {
+    if (!chunks_file.empty()) (void)write_file_atomic(chunks_file, hash + "\n");
+    return nlohmann::json{{"mode", "hash"}, {"bytes", 256}, {"hash", hash}, {"chunk_bytes", 256}, {"chunks", 1}};
+  };
+  if (mode == "info")
+    return answer(0, {{"grid", {{"m", grid_.m}, {"n", grid_.n}}}, {"kernel_regex", "fake_kernel"}, {"launches", 1}});
+  if (mode == "verify") return answer(verify_ok ? 0 : 1, {{"ok", verify_ok}});
+  if (mode == "hash") return answer(0, hash_part(value_after(args, "--chunks")));
+  if (mode == "dump") {
+    (void)write_file_atomic(args.at(1), std::string(256, hash.back()));
+    return answer(0, {{"mode", "dump"}, {"bytes", 256}});
+  }
+  if (mode == "time") return answer(0, timing);
+  if (mode == "evaluate") {
+    nlohmann::json j = {{"mode", "evaluate"}, {"verify", {{"ok", verify_ok}}}};
+    if (!verify_ok) return answer(1, j);
+    j["hash"] = hash_part(value_after(args, "--chunks"));
+    j["time"] = timing;
+    return answer(0, j);
+  }
+  return answer(2, {{"ok", false}, {"error", "unknown mode " + mode}});
+}
+
+int FakeBackend::builds() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return builds_;
+}
+
+std::vector<std::string> FakeBackend::modes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return modes_;
+}
+
+void add_host_compiler_rules(ScriptedRunner& runner) {
+  runner.on("c++", [](const ProcessSpec& spec) {
+    std::string source;
+    for (const auto& a : spec.argv)
+      if (a.size() > 4 && a.compare(a.size() - 4, 4, ".cpp") == 0)
+        if (auto t = read_file(a)) source += *t;
+    const auto o = std::find(spec.argv.begin(), spec.argv.end(), "-o");
+    if (o == spec.argv.end() || o + 1 == spec.argv.end()) return exited(1, "", "c++: no -o");
+    if (auto st = write_file_atomic(*(o + 1), source); !st) return exited(1, "", st.error().message);
+    return exited(0);
+  });
+  runner.on("mapping_eval", [](const ProcessSpec& spec) {
+    auto text = read_file(spec.argv.at(0));
+    if (!text) return not_started(text.error().message);
+    const std::string map = get(behaviour_of(*text), "map", "identity");
+    const std::uint64_t m = std::stoull(spec.argv.at(1)), n = std::stoull(spec.argv.at(2)), np = m * n;
+    std::string out(4 * np, '\0');
+    for (std::uint64_t p = 0; p < np; ++p) {
+      std::uint32_t t = static_cast<std::uint32_t>(p);
+      if (map == "reverse") t = static_cast<std::uint32_t>(np - 1 - p);
+      else if (map.rfind("rotate", 0) == 0)  // rotate or rotate:K
+        t = static_cast<std::uint32_t>((p + (map.size() > 7 ? std::stoull(map.substr(7)) : 1)) % np);
+      else if (map == "swap") t = static_cast<std::uint32_t>((p ^ 1) < np ? (p ^ 1) : p);
+      else if (map == "collide") t = 0;
+      for (int k = 0; k < 4; ++k) out[4 * p + k] = static_cast<char>((t >> (8 * k)) & 0xff);
+    }
+    return exited(0, out);
+  });
+}
+
+}  // namespace swz::test

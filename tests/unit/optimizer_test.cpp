@@ -1,0 +1,334 @@
+// The optimize loop's state machine, in-process and without a compiler: a
+// FakeBackend answers for the kernel programs, a ScriptedRunner plays the host
+// compiler and the mapping check's evaluator, a ScriptedProposer plays the script.
+// Each test states a script and what the history must say after it: duplicates,
+// rejected regions, fatal errors, interrupt and resume, both objectives, the
+// re-check, the observers and the resume rules.
+#include "swizzleperf/loop/optimizer.h"
+
+#include <gtest/gtest.h>
+
+#include "support/fake_backend.h"
+#include "support/fixtures.h"
+#include "support/scripted_proposer.h"
+#include "support/scripted_runner.h"
+#include "swizzleperf/util/file_io.h"
+
+namespace swz {
+namespace {
+
+using test::fake_region;
+
+// Records what the loop tells its observers.
+class RecordingObserver final : public RunObserver {
+ public:
+  std::vector<int> attempts;
+  int baselines = 0, finishes = 0;
+  std::optional<Error> fail_on_attempt;
+  Status on_baseline(const RunHistory&) override {
+    ++baselines;
+    return ok_status();
+  }
+  Status on_attempt(const RunHistory&, const Attempt& a) override {
+    attempts.push_back(a.iteration);
+    if (fail_on_attempt) return *fail_on_attempt;
+    return ok_status();
+  }
+  Status on_finish(const OptimizeSummary&) override {
+    ++finishes;
+    return ok_status();
+  }
+};
+
+class LoopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    clear_interrupt_for_tests();
+    test::add_host_compiler_rules(runner);
+    test::write_text(kernel, test::fake_kernel_source("ms=1.0 l2=50"));
+    config.objective = Objective::time;
+    config.iterations = 3;
+    config.recheck_rounds = 6;
+    config.build_jobs = 1;
+    config.backend = "fake";
+  }
+  void TearDown() override { clear_interrupt_for_tests(); }
+
+  Result<OptimizeSummary> run_new(test::ScriptedProposer& proposer) {
+    auto state = open_new_run(config, kernel, run_dir);
+    if (!state) return state.error();
+    Optimizer o(backend, proposer, runner, std::move(*state), {&observer});
+    return o.run();
+  }
+  Result<OptimizeSummary> resume(test::ScriptedProposer& proposer, const RunConfig& asked,
+                                 const std::set<std::string>& given) {
+    auto state = open_resumed_run(run_dir, {}, asked, given);
+    if (!state) return state.error();
+    Optimizer o(backend, proposer, runner, std::move(*state), {&observer});
+    return o.run();
+  }
+  RunHistory recorded() {
+    auto h = load_history(run_dir / "history.json");
+    EXPECT_TRUE(h) << (h ? "" : h.error().message);
+    return h ? *h : RunHistory{};
+  }
+
+  test::TempDir dir;
+  fs::path kernel = dir / "kern.hip";
+  fs::path run_dir = dir / "run";
+  test::ScriptedRunner runner;
+  test::FakeBackend backend{runner};
+  RecordingObserver observer;
+  RunConfig config;
+};
+
+TEST_F(LoopTest, ASignificantlyFasterCandidateIsBestAndBestHipHoldsItsRegion) {
+  test::ScriptedProposer p;
+  p.propose("slow", fake_region("ms=2.0 map=rotate"))
+      .propose("fast", fake_region("ms=0.5 map=reverse"))
+      .propose("same", fake_region("ms=1.0 map=rotate", "return (pid + 0) % num_pids;"));
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  const auto& h = s->history;
+  ASSERT_EQ(h.attempts.size(), 3u);
+  EXPECT_EQ(h.attempts[0].status, AttemptStatus::ok);
+  EXPECT_FALSE(h.attempts[0].significant.has_value()) << "a slower candidate cannot become best: no re-check";
+  EXPECT_TRUE(h.attempts[1].significant.value_or(false));
+  EXPECT_NEAR(h.attempts[1].speedup.value_or(0), 2.0, 1e-9);
+  EXPECT_EQ(h.attempts[2].status, AttemptStatus::duplicate) << "same table as attempt 1";
+  ASSERT_NE(h.best(), nullptr);
+  EXPECT_EQ(h.best()->label, "fast");
+  const auto best = read_file(run_dir / "best.hip");
+  ASSERT_TRUE(best);
+  EXPECT_NE(best->find("ms=0.5 map=reverse"), std::string::npos);
+  EXPECT_EQ(recorded().state, "completed");
+  EXPECT_EQ(observer.baselines, 1);
+  EXPECT_EQ(observer.finishes, 1);
+  EXPECT_EQ(observer.attempts, (std::vector<int>{1, 2, 3}));
+}
+
+TEST_F(LoopTest, DuplicatesDoNotCountAgainstTheBudgetAndTheIdentityIsOne) {
+  config.iterations = 2;
+  test::ScriptedProposer p;
+  p.propose("identity again", fake_region("ms=1.0"))
+      .propose("a", fake_region("ms=1.0 map=reverse"))
+      .propose("a again", fake_region("ms=1.0 map=reverse", "return num_pids - 1 - pid;"))
+      .propose("b", fake_region("ms=1.0 map=rotate"));
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  const auto& a = s->history.attempts;
+  ASSERT_EQ(a.size(), 4u);
+  EXPECT_EQ(a[0].status, AttemptStatus::duplicate);
+  EXPECT_NE(a[0].reason.find("identity"), std::string::npos);
+  EXPECT_EQ(a[2].status, AttemptStatus::duplicate);
+  EXPECT_NE(a[2].reason.find("attempt 2"), std::string::npos);
+  EXPECT_EQ(a[3].status, AttemptStatus::ok);
+  EXPECT_EQ(p.iterations(), (std::vector<int>{1, 2, 3, 4}));
+}
+
+TEST_F(LoopTest, ARejectedRegionIsNeverCompiledAndANonBijectionNeverBuilt) {
+  test::ScriptedProposer p;
+  p.propose("escape", "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned n, SwizzleGrid g) { system(\"id\"); return pid; }\n")
+      .propose("collide", fake_region("map=collide"))
+      .propose("no function", "// just a comment\n");
+  const int builds_before = backend.builds();
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  const auto& a = s->history.attempts;
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_EQ(a[0].status, AttemptStatus::rejected_region);
+  EXPECT_NE(a[0].reason.find("system"), std::string::npos) << a[0].reason;
+  EXPECT_EQ(a[1].status, AttemptStatus::rejected_mapping);
+  EXPECT_EQ(a[2].status, AttemptStatus::rejected_region);
+  EXPECT_NE(a[2].reason.find("swizzle_pid"), std::string::npos) << a[2].reason;
+  EXPECT_EQ(backend.builds() - builds_before, 1) << "only the baseline was built";
+  // The host compiler saw only the collide region (and, for the mapping check, its
+  // ragged grids): never the rejected one.
+  for (const auto& c : runner.calls())
+    for (const auto& arg : c.argv) EXPECT_EQ(arg.find("system"), std::string::npos);
+}
+
+TEST_F(LoopTest, WrongOutputsAndFailedStagesAreStatusesAndTheRunGoesOn) {
+  config.iterations = 5;
+  test::ScriptedProposer p;
+  p.propose("wrong output", fake_region("map=reverse out=diff"))
+      .propose("wrong verify", fake_region("map=rotate verify=bad"))
+      .propose("no build", fake_region("map=swap build=fail"))
+      .fail("the model answered nothing")
+      .propose("no profile", fake_region("map=rotate:2 profile=fail"));
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  const auto& a = s->history.attempts;
+  ASSERT_EQ(a.size(), 5u);
+  EXPECT_EQ(a[0].status, AttemptStatus::validation_failed);
+  EXPECT_EQ(a[1].status, AttemptStatus::validation_failed);
+  EXPECT_EQ(a[2].status, AttemptStatus::build_failed);
+  EXPECT_EQ(a[3].status, AttemptStatus::proposal_failed);
+  EXPECT_EQ(a[3].reason, "the model answered nothing");
+  EXPECT_EQ(a[4].status, AttemptStatus::profile_failed);
+  EXPECT_EQ(s->history.best(), nullptr);
+  // Under time with nothing significantly faster the original kernel is the best kernel.
+  EXPECT_EQ(read_file(run_dir / "best.hip").value(), read_file(kernel).value());
+}
+
+TEST_F(LoopTest, AFatalProposerErrorStopsTheRunAndTheHistorySaysFailed) {
+  test::ScriptedProposer p;
+  p.propose("a", fake_region("map=reverse")).fail("API key refused", /*fatal=*/true);
+  auto s = run_new(p);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "API key refused");
+  const auto h = recorded();
+  EXPECT_EQ(h.state, "failed");
+  EXPECT_EQ(h.attempts.size(), 1u);
+}
+
+TEST_F(LoopTest, AnExhaustedProposerEndsTheRunAndSaysWhy) {
+  test::ScriptedProposer p;
+  p.propose("a", fake_region("map=reverse"));
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->end, RunEnd::exhausted);
+  EXPECT_EQ(s->history.attempts.size(), 1u);
+  EXPECT_NE(recorded().stopped_because.find("scripted proposer has no untried pattern"), std::string::npos);
+}
+
+TEST_F(LoopTest, NoProposalAtAllIsUnmeasured) {
+  test::ScriptedProposer p;
+  p.fail("down").fail("down").fail("still down");
+  auto s = run_new(p);
+  ASSERT_TRUE(s);
+  EXPECT_NE(s->unmeasured().find("all 3 proposal(s) failed"), std::string::npos) << s->unmeasured();
+}
+
+TEST_F(LoopTest, InterruptStopsWithoutRecordingTheAttemptAndResumeRedoesIt) {
+  test::ScriptedProposer p;
+  p.propose("a", fake_region("map=reverse")).propose_then_interrupt("b", fake_region("map=rotate"));
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_TRUE(s->interrupted());
+  auto h = recorded();
+  EXPECT_EQ(h.state, "interrupted");
+  ASSERT_EQ(h.attempts.size(), 1u);
+  clear_interrupt_for_tests();
+  test::ScriptedProposer again;
+  again.propose("b", fake_region("map=rotate")).propose("c", fake_region("ms=0.5 map=rotate", "return (pid + 1) % num_pids;"));
+  auto r = resume(again, config, {});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(again.iterations().front(), 2) << "the unfinished attempt is redone, the finished one is not";
+  EXPECT_EQ(r->history.attempts.size(), 3u);
+  EXPECT_EQ(r->history.attempts[2].status, AttemptStatus::duplicate);
+  EXPECT_EQ(recorded().state, "completed");
+}
+
+TEST_F(LoopTest, UnderL2TheHighestHitRateIsBestEvenWhenSlower) {
+  config.objective = Objective::l2;
+  test::ScriptedProposer p;
+  p.propose("more hits, slower", fake_region("ms=1.5 l2=80 map=reverse"))
+      .propose("fewer hits, faster", fake_region("ms=0.5 l2=60 map=rotate"));
+  config.iterations = 2;
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  ASSERT_NE(s->history.best(), nullptr);
+  EXPECT_EQ(s->history.best()->label, "more hits, slower");
+  EXPECT_TRUE(s->history.attempts[0].significant.has_value()) << "it could become best: re-checked";
+  EXPECT_TRUE(significantly_slower(s->history.attempts[0]));
+}
+
+TEST_F(LoopTest, RecheckOffLeavesTheOneShotSpeedupAndNoBestUnderTime) {
+  config.recheck_rounds = 0;
+  config.iterations = 1;
+  test::ScriptedProposer p;
+  p.propose("fast", fake_region("ms=0.5 map=reverse"));
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  const auto& a = s->history.attempts.front();
+  EXPECT_NEAR(a.speedup.value_or(0), 2.0, 1e-9);
+  EXPECT_FALSE(a.significant.has_value());
+  EXPECT_EQ(s->history.best(), nullptr);
+}
+
+TEST_F(LoopTest, AnObserverThatCannotWriteStopsTheRun) {
+  observer.fail_on_attempt = make_error("cannot write report.html: No space left on device");
+  test::ScriptedProposer p;
+  p.propose("a", fake_region("map=reverse")).propose("b", fake_region("map=rotate"));
+  auto s = run_new(p);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("No space left"), std::string::npos);
+  EXPECT_EQ(recorded().state, "failed");
+  EXPECT_EQ(recorded().attempts.size(), 1u) << "the attempt itself was saved before the report";
+}
+
+TEST_F(LoopTest, ABaselineThatDoesNotBuildStopsTheRunWithItsReason) {
+  test::write_text(kernel, test::fake_kernel_source("build=fail"));
+  test::ScriptedProposer p;
+  auto s = run_new(p);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("the original kernel does not build"), std::string::npos) << s.error().message;
+  EXPECT_EQ(recorded().state, "failed");
+  EXPECT_EQ(p.asked(), 0);
+}
+
+TEST_F(LoopTest, AMissingToolStopsTheRunBeforeItWritesAnything) {
+  backend.preflight_ = make_error("ncu not found");
+  test::ScriptedProposer p;
+  auto s = run_new(p);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "ncu not found");
+  EXPECT_FALSE(fs::exists(run_dir));
+}
+
+// The resume rules, end to end through the loop.
+TEST_F(LoopTest, ResumeRefusesAnotherObjectiveAndAppliesAndRecordsMoreIterations) {
+  config.iterations = 2;
+  test::ScriptedProposer p;
+  p.propose("a", fake_region("map=reverse")).propose("b", fake_region("map=rotate"));
+  ASSERT_TRUE(run_new(p));
+  // `optimize --resume RUN --objective l2 --iterations 3` after a 2-iteration time run:
+  RunConfig asked = config;
+  asked.objective = Objective::l2;
+  asked.iterations = 3;
+  test::ScriptedProposer more;
+  more.propose("c", fake_region("ms=0.5 map=swap")).propose("d", fake_region("ms=0.5 map=rotate:3"));
+  auto refused = resume(more, asked, {"objective", "iterations"});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("--objective l2 on --resume"), std::string::npos) << refused.error().message;
+  EXPECT_EQ(more.asked(), 0);
+  EXPECT_EQ(recorded().config.objective, Objective::time);
+  // Without --objective the budget change is applied and recorded.
+  auto r = resume(more, asked, {"iterations"});
+  ASSERT_TRUE(r) << r.error().message;
+  const auto h = recorded();
+  EXPECT_EQ(h.config.objective, Objective::time);
+  EXPECT_EQ(h.config.iterations, 3);
+  ASSERT_EQ(h.config.changes.size(), 1u);
+  EXPECT_EQ(h.config.changes[0].setting, "iterations");
+  EXPECT_EQ(h.config.changes[0].from, "2");
+  EXPECT_EQ(h.config.changes[0].to, "3");
+  EXPECT_EQ(h.config.changes[0].from_iteration, 3);
+  EXPECT_EQ(h.attempts.size(), 3u);
+}
+
+TEST_F(LoopTest, PrefetchedBuildsGiveTheSameHistoryAsSerialOnes) {
+  auto script = [](test::ScriptedProposer& p) {
+    p.propose("a", fake_region("ms=0.8 map=reverse")).propose("b", fake_region("ms=0.5 map=rotate"));
+  };
+  config.iterations = 2;
+  test::ScriptedProposer serial;
+  script(serial);
+  auto s1 = run_new(serial);
+  ASSERT_TRUE(s1);
+  run_dir = dir / "run-prefetch";
+  config.build_jobs = 3;
+  test::ScriptedProposer parallel;
+  script(parallel);
+  auto s2 = run_new(parallel);
+  ASSERT_TRUE(s2) << s2.error().message;
+  ASSERT_EQ(s1->history.attempts.size(), s2->history.attempts.size());
+  for (std::size_t i = 0; i < s1->history.attempts.size(); ++i) {
+    EXPECT_EQ(s1->history.attempts[i].status, s2->history.attempts[i].status);
+    EXPECT_EQ(s1->history.attempts[i].speedup, s2->history.attempts[i].speedup);
+  }
+}
+
+}  // namespace
+}  // namespace swz
