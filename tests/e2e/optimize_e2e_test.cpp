@@ -439,6 +439,35 @@ TEST(OptimizeE2E, ResumeAChangedKernelIsRefused) {
   EXPECT_NE(r.err.find("changed since"), std::string::npos) << r.err;
 }
 
+// `--resume RUN --objective l2` after a time run: refused, and the history untouched;
+// `--iterations` is applied and recorded with when it changed.
+TEST(OptimizeE2E, ResumeRefusesWhatRedefinesBestAndRecordsABudgetChange) {
+  TempDir tmp;
+  auto kernel = copy_kernel(tmp, "gemm");
+  ASSERT_EQ(run_cli(fake_optimize_args(kernel, tmp / "run", 1), tmp.path()).exit_code, 0);
+  const std::string before = read_text(tmp / "run" / "history.json");
+  const std::vector<std::string> tools = {"--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu",
+                                          (fake_dir() / "fake_ncu").string()};
+  std::vector<std::string> refused = {"optimize", "--resume", (tmp / "run").string(), "--objective", "l2", "--iterations", "2"};
+  refused.insert(refused.end(), tools.begin(), tools.end());
+  auto r = run_cli(refused, tmp.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(single_error_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("--objective l2 on --resume: this run was measured with objective time"), std::string::npos) << r.err;
+  EXPECT_EQ(read_text(tmp / "run" / "history.json"), before);
+  std::vector<std::string> more = {"optimize", "--resume", (tmp / "run").string(), "--iterations", "2"};
+  more.insert(more.end(), tools.begin(), tools.end());
+  auto m = run_cli(more, tmp.path());
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  const auto h = load_json(tmp / "run" / "history.json");
+  EXPECT_EQ(h["config"]["iterations"], 2);
+  ASSERT_EQ(h["config"]["changes"].size(), 1u);
+  EXPECT_EQ(h["config"]["changes"][0]["setting"], "iterations");
+  EXPECT_EQ(h["config"]["changes"][0]["from"], "1");
+  EXPECT_EQ(h["config"]["changes"][0]["to"], "2");
+  EXPECT_GE(h["config"]["changes"][0]["from_iteration"].get<int>(), 2);
+}
+
 // Faults of the environment and of the program.
 TEST(OptimizeE2E, MissingCompilerOrProfilerIsOneLine) {
   TempDir tmp;
