@@ -328,14 +328,20 @@ void to_json(nlohmann::json& j, const MappingReport& r) {
 
 namespace {
 
+// A report with the die model filled in and nothing checked yet.
+MappingReport empty_report(const HardwareProfile& hw) {
+  MappingReport report;
+  report.num_dies = std::max(1, hw.num_dies);
+  report.dispatch_source = hw.dispatch.kind + " [" + hw.dispatch.source + "]";
+  return report;
+}
+
 // Compiles and evaluates a region the caller has validated (or, in tests only, chose
 // not to).
 Result<MappingReport> evaluate_mapping(const std::string& region, const std::vector<TileGrid>& grids,
                                        const HardwareProfile& hw, const MappingCheckOptions& options,
                                        ProcessRunner& runner) {
-  MappingReport report;
-  report.num_dies = std::max(1, hw.num_dies);
-  report.dispatch_source = hw.dispatch.kind + " [" + hw.dispatch.source + "]";
+  MappingReport report = empty_report(hw);
   for (const auto& grid : grids)
     if (grid.num_pids() > kMaxCheckedPids)
       return make_error(fmt::format("grid {}x{} has {} tiles; the host mapping check evaluates at most {} (2^26) a grid: "
@@ -409,21 +415,17 @@ Result<MappingReport> evaluate_mapping(const std::string& region, const std::vec
 Result<MappingReport> check_mapping(const std::string& region, const std::vector<TileGrid>& grids,
                                     const HardwareProfile& hw, const MappingCheckOptions& options,
                                     ProcessRunner& runner) {
+  // A rejected region is a report saying why; nothing is compiled.
+  MappingReport refused = empty_report(hw);
   if (!options.unsafe_skip_region_validator_for_tests) {
     if (auto verdict = validate_region_code(region); !verdict.ok) {
-      MappingReport report;
-      report.num_dies = std::max(1, hw.num_dies);
-      report.dispatch_source = hw.dispatch.kind + " [" + hw.dispatch.source + "]";
-      report.region_error = verdict.message();
-      return report;
+      refused.region_error = verdict.message();
+      return refused;
     }
   }
   if (auto st = validate_region(region); !st) {
-    MappingReport report;
-    report.num_dies = std::max(1, hw.num_dies);
-    report.dispatch_source = hw.dispatch.kind + " [" + hw.dispatch.source + "]";
-    report.compile_error = st.error().message;
-    return report;
+    refused.compile_error = st.error().message;
+    return refused;
   }
   return evaluate_mapping(region, grids, hw, options, runner);
 }

@@ -981,8 +981,10 @@ Status check_region_code(std::string_view code) {
   return make_error("swizzle region rejected: " + v.message());
 }
 
-Result<ValidRegion> ValidRegion::make(std::string code) {
-  if (auto st = check_region_code(code); !st) return st.error();
+Result<ValidRegion> ValidRegion::make(std::string code, RegionVerdict* verdict) {
+  const RegionVerdict v = validate_region_code(code);
+  if (verdict) *verdict = v;
+  if (!v.ok) return make_error("swizzle region rejected: " + v.message());
   if (auto st = validate_region(code); !st) return st.error();
   return ValidRegion(std::move(code));
 }
@@ -994,11 +996,12 @@ Result<std::map<int, ValidRegion>> validate_recorded_regions(const RunHistory& h
   std::map<int, ValidRegion> out;
   for (const auto& a : history.attempts) {
     if (a.status != AttemptStatus::ok) continue;
-    const auto verdict = validate_region_code(a.region);
-    auto r = verdict.ok ? ValidRegion::make(a.region) : Result<ValidRegion>(make_error(verdict.message()));
+    RegionVerdict verdict;
+    auto r = ValidRegion::make(a.region, &verdict);
     if (!r)
       return make_error("attempt " + std::to_string(a.iteration) + " (" + a.label +
-                        ") is recorded as ok but its region is rejected: " + r.error().message +
+                        ") is recorded as ok but its region is rejected: " +
+                        (verdict.ok ? r.error().message : verdict.message()) +
                         "; refusing to resume from this history (start a new run)");
     out.emplace(a.iteration, std::move(*r));
   }

@@ -24,6 +24,17 @@ double secs_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The proposal's own words and its diff against the original region, for the record.
+void describe_proposal(Attempt& a, const Proposal& p, const std::string& original_region) {
+  a.label = p.label;
+  a.region = p.region;
+  a.proposal = p.meta;
+  a.proposal["reasoning"] = p.reasoning;
+  a.proposal["critique"] = p.critique;
+  a.proposal["rationale"] = p.rationale;
+  a.diff = unified_diff(original_region, p.region, "original/region", fmt::format("iter-{:03}/region", a.iteration));
+}
+
 }  // namespace
 
 std::string OptimizeSummary::unmeasured() const {
@@ -55,6 +66,10 @@ Optimizer::Optimizer(Backend& backend, Proposer& proposer, ProcessRunner& runner
                      std::vector<RunObserver*> observers)
     : backend_(backend), proposer_(proposer), runner_(runner), state_(std::move(state)),
       observers_(std::move(observers)) {}
+
+Error Optimizer::machine_failure(const std::string& why) const {
+  return make_error(why + " (the run stopped; free space, then continue with --resume " + state_.run_dir.string() + ")");
+}
 
 Status Optimizer::save() { return save_history(state_.run_dir / "history.json", state_.history); }
 
@@ -167,23 +182,9 @@ Status Optimizer::ensure_baseline_exe() {
   return ok_status();
 }
 
-Attempt Optimizer::evaluate(int iteration, const ValidRegion& region, const Proposal& p, const fs::path& dir,
-                            StageResult& end) {
-  Attempt a;
-  a.iteration = iteration;
-  a.proposer = proposer_.name();
-  a.label = p.label;
-  a.region = region.code();
-  a.started_at = now_iso8601();
-  a.proposal = p.meta;
-  a.proposal["reasoning"] = p.reasoning;
-  a.proposal["critique"] = p.critique;
-  a.proposal["rationale"] = p.rationale;
-  a.diff = unified_diff(state_.history.original_region, region.code(), "original/region",
-                        fmt::format("iter-{:03}/region", iteration));
+StageResult Optimizer::evaluate(Attempt& a, const ValidRegion& region, const fs::path& dir) {
   const auto t0 = std::chrono::steady_clock::now();
-  end = [&]() -> StageResult {
-    if (auto st = write_file_atomic(dir / "region.diff", a.diff); !st) return {StageEnd::environment, st.error().message};
+  const StageResult end = [&]() -> StageResult {
     if (auto r = pipeline_->check(a, region, dir, state_.history.attempts); !r.passed()) return r;
     auto spliced = state_.kernel.splice(region.code());
     if (!spliced) {
@@ -206,7 +207,7 @@ Attempt Optimizer::evaluate(int iteration, const ValidRegion& region, const Prop
   std::error_code ec;
   fs::remove(dir / "kernel", ec);  // binaries are large; the source and logs stay
   a.wall_seconds = secs_since(t0);
-  return a;
+  return end;
 }
 
 Result<std::optional<Attempt>> Optimizer::next_attempt(int iteration) {
@@ -237,28 +238,25 @@ Result<std::optional<Attempt>> Optimizer::next_attempt(int iteration) {
     a.reason = proposal.error().message;
     // A failed LLM call still cost tokens and time (the full exchange is in reply.json).
     a.proposal = proposer_.failure_meta();
-  } else if (auto verdict = validate_region_code(proposal->region); !verdict.ok) {
-    // Untrusted code that is not plain arithmetic is never compiled.
-    a.label = proposal->label;
-    a.region = proposal->region;
-    a.status = AttemptStatus::rejected_region;
-    a.reason = verdict.message();
-  } else if (auto region = ValidRegion::make(proposal->region); !region) {
-    a.label = proposal->label;
-    a.region = proposal->region;
-    a.status = AttemptStatus::rejected_mapping;
-    a.reason = region.error().message;
   } else {
-    StageResult end;
-    a = evaluate(iteration, *region, *proposal, dir, end);
-    if (end.end == StageEnd::environment)
-      return make_error(end.reason + " (the run stopped; free space, then continue with --resume " +
-                        state_.run_dir.string() + ")");
-    if (end.end == StageEnd::interrupted || interrupt_requested()) {
-      end_ = RunEnd::interrupted;
-      return std::optional<Attempt>();
+    describe_proposal(a, *proposal, state_.history.original_region);
+    if (auto st = write_file_atomic(dir / "region.diff", a.diff); !st) return machine_failure(st.error().message);
+    // The proposal's region enters the tool here: validated once, carried as a ValidRegion.
+    RegionVerdict verdict;
+    auto region = ValidRegion::make(proposal->region, &verdict);
+    if (!region) {
+      // Untrusted code that is not plain arithmetic is never compiled.
+      a.status = verdict.ok ? AttemptStatus::rejected_mapping : AttemptStatus::rejected_region;
+      a.reason = verdict.ok ? region.error().message : verdict.message();
+    } else {
+      const StageResult end = evaluate(a, *region, dir);
+      if (end.end == StageEnd::environment) return machine_failure(end.reason);
+      if (end.end == StageEnd::interrupted || interrupt_requested()) {
+        end_ = RunEnd::interrupted;
+        return std::optional<Attempt>();
+      }
+      if (a.validated()) state_.valid_regions.insert_or_assign(iteration, std::move(*region));
     }
-    if (a.validated()) state_.valid_regions.insert_or_assign(iteration, std::move(*region));
   }
   a.stage_seconds["propose"] = propose_s;
   a.wall_seconds += propose_s;

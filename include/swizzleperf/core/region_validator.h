@@ -42,7 +42,8 @@ Status check_region_code(std::string_view code);
 class ValidRegion {
  public:
   // Error: "swizzle region rejected: ..." (validator) or validate_region's message.
-  static Result<ValidRegion> make(std::string code);
+  // verdict, when given, receives the validator's own verdict (ok when it passed).
+  static Result<ValidRegion> make(std::string code, RegionVerdict* verdict = nullptr);
   const std::string& code() const { return code_; }
 
  private:

@@ -38,14 +38,16 @@ class Optimizer {
   // One iteration: propose, validate, the pipeline. Error: the machine failed (not
   // recorded; resume redoes it). nullopt: interrupted, or the proposer is exhausted.
   Result<std::optional<Attempt>> next_attempt(int iteration);
-  Attempt evaluate(int iteration, const ValidRegion& region, const Proposal& proposal,
-                   const std::filesystem::path& dir, StageResult& end);
+  // The pipeline's stages for a validated proposal, into `a` (its proposal fields set).
+  StageResult evaluate(Attempt& a, const ValidRegion& region, const std::filesystem::path& dir);
   bool could_become_best(const Attempt& a) const;
   Status ensure_baseline_exe();  // a resumed run rebuilds the baseline binary for re-checks
   Status record(Attempt a);      // append, save, best.hip, observers
   Status write_best();
   Status save();
-  Status fail_run(Error e);      // state "failed", saved; returns e (or the save's error)
+  Status fail_run(Error e);
+  // The machine, not a candidate, failed (a full disk): the one line that says so.
+  Error machine_failure(const std::string& why) const;      // state "failed", saved; returns e (or the save's error)
   OptimizeSummary summary() const;
   void prefetch_lookahead(const ProposalContext& ctx);
   std::filesystem::path attempt_dir(int iteration) const;
