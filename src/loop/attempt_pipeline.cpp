@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-double secs_since(std::chrono::steady_clock::time_point t0) {
+double stage_seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -34,18 +34,18 @@ std::string mapping_hash(const std::vector<std::uint32_t>& mapping) {
 StageResult passed() { return {}; }
 
 // The candidate failed this stage.
-StageResult fail(Attempt& a, AttemptStatus status, std::string why) {
+StageResult fail_stage(Attempt& a, AttemptStatus status, std::string why) {
   a.status = status;
   a.reason = std::move(why);
   return {StageEnd::failed, ""};
 }
 
 StageResult run_failed(Attempt& a, const char* mode, const ProgramRun& r) {
-  return fail(a, AttemptStatus::run_failed, r.failure(mode));
+  return fail_stage(a, AttemptStatus::run_failed, r.failure(mode));
 }
 
 // An artefact the user reads later; a write that fails is the machine's failure.
-StageResult keep(const fs::path& path, const std::string& text) {
+StageResult keep_artifact(const fs::path& path, const std::string& text) {
   if (auto st = write_file_atomic(path, text); !st) return {StageEnd::environment, st.error().message};
   return passed();
 }
@@ -59,7 +59,7 @@ template <typename Fn>
 StageResult timed(Attempt& a, const char* name, Fn&& fn) {
   const auto t0 = std::chrono::steady_clock::now();
   StageResult r = fn();
-  a.stage_seconds[name] = secs_since(t0);
+  a.stage_seconds[name] = stage_seconds_since(t0);
   return r;
 }
 
@@ -108,18 +108,18 @@ StageResult AttemptPipeline::check(Attempt& a, const ValidRegion& region, const 
     auto report = check_mapping(region, ragged_grids(grid), setup_.hw, mo, runner_);
     if (!report) {
       if (report.error().interrupted()) return {StageEnd::interrupted, ""};
-      return fail(a, AttemptStatus::rejected_mapping, report.error().message);
+      return fail_stage(a, AttemptStatus::rejected_mapping, report.error().message);
     }
     a.mapping = *report;
-    if (!report->ok) return fail(a, AttemptStatus::rejected_mapping, report->summary());
+    if (!report->ok) return fail_stage(a, AttemptStatus::rejected_mapping, report->summary());
     const auto hash = mapping_hash(report->grids.front().mapping);
     a.mapping["mapping_hash"] = hash;
     a.mapping["tile_map"] = make_tile_map(grid, report->grids.front().mapping, setup_.hw);  // report.html's map
     if (hash == identity_mapping_hash(grid))
-      return fail(a, AttemptStatus::duplicate, "same mapping as the baseline (identity) on the kernel's grid");
+      return fail_stage(a, AttemptStatus::duplicate, "same mapping as the baseline (identity) on the kernel's grid");
     for (const auto& prev : earlier)
       if (prev.mapping.value("mapping_hash", "") == hash)
-        return fail(a, AttemptStatus::duplicate,
+        return fail_stage(a, AttemptStatus::duplicate,
                     fmt::format("same mapping as attempt {} ({}) on the kernel's grid", prev.iteration, prev.label));
     return interrupted_or_passed();
   });
@@ -130,14 +130,14 @@ StageResult AttemptPipeline::build(Attempt& a, BuildPool& pool, const std::strin
   auto& built = pooled.build;
   if (!built) {
     if (built.error().interrupted()) return {StageEnd::interrupted, ""};
-    return fail(a, AttemptStatus::build_failed, built.error().message);
+    return fail_stage(a, AttemptStatus::build_failed, built.error().message);
   }
   if (pooled.prefetched) a.stage_seconds["build_wait"] = pooled.wait_seconds;
   else a.stage_seconds["build"] = built->seconds;
   a.build = {{"ok", built->ok}, {"seconds", built->seconds}, {"log_excerpt", tail_lines(built->log, 20)},
              {"prefetched", pooled.prefetched}};
-  if (auto k = keep(dir / "build.log", format_argv(built->argv) + "\n" + built->log); !k.passed()) return k;
-  if (!built->ok) return fail(a, AttemptStatus::build_failed, built->failure);
+  if (auto k = keep_artifact(dir / "build.log", format_argv(built->argv) + "\n" + built->log); !k.passed()) return k;
+  if (!built->ok) return fail_stage(a, AttemptStatus::build_failed, built->failure);
   return interrupted_or_passed();
 }
 
@@ -169,11 +169,11 @@ StageResult AttemptPipeline::evaluate_three_processes(Attempt& a, const fs::path
   auto r = timed(a, "verify", [&]() -> StageResult {
     auto run = backend_.run_program(exe, {"verify"}, timeout);
     a.validation["verify"] = run.json;
-    if (auto k = keep(dir / "verify.log", run.process.out + run.process.err); !k.passed()) return k;
+    if (auto k = keep_artifact(dir / "verify.log", run.process.out + run.process.err); !k.passed()) return k;
     if (run.process.interrupted) return {StageEnd::interrupted, ""};
     if (run.process.success() && run.json.value("ok", false)) return passed();
     if (run.process.exited_with(1))
-      return fail(a, AttemptStatus::validation_failed, "verify mode: results differ from the CPU reference");
+      return fail_stage(a, AttemptStatus::validation_failed, "verify mode: results differ from the CPU reference");
     return run_failed(a, "verify", run);
   });
   if (!r.passed() || !(r = interrupted_or_passed()).passed()) return r;
@@ -184,20 +184,20 @@ StageResult AttemptPipeline::evaluate_three_processes(Attempt& a, const fs::path
                        ? check.record_baseline(exe, dir, a.validation)
                        : check.check_candidate(exe, dir, setup_.baseline_dir, baseline->validation, a.validation);
     if (o.kind == OutputCheckResult::Kind::ok) return passed();
-    return fail(a, o.kind == OutputCheckResult::Kind::mismatch ? AttemptStatus::validation_failed
+    return fail_stage(a, o.kind == OutputCheckResult::Kind::mismatch ? AttemptStatus::validation_failed
                                                                : AttemptStatus::run_failed,
                 o.reason);
   });
   if (!r.passed() || !(r = interrupted_or_passed()).passed()) return r;
   r = timed(a, "time", [&]() -> StageResult {
     auto run = backend_.run_program(exe, time_args(), timeout);
-    if (auto k = keep(dir / "time.json", run.json.dump(2) + "\n"); !k.passed()) return k;
+    if (auto k = keep_artifact(dir / "time.json", run.json.dump(2) + "\n"); !k.passed()) return k;
     if (run.process.interrupted) return {StageEnd::interrupted, ""};
     if (!run.process.success() || !run.json.contains("median_ms")) return run_failed(a, "time", run);
     try {
       a.timing = run.json.get<Timing>();
     } catch (const nlohmann::json::exception& e) {
-      return fail(a, AttemptStatus::run_failed, std::string("time mode: unreadable timing: ") + e.what());
+      return fail_stage(a, AttemptStatus::run_failed, std::string("time mode: unreadable timing: ") + e.what());
     }
     return passed();
   });
@@ -223,8 +223,8 @@ StageResult AttemptPipeline::evaluate_one_process(Attempt& a, const fs::path& ex
     unsupported = true;  // a program built before evaluate mode
     return passed();
   }
-  a.stage_seconds["evaluate"] = secs_since(t0);
-  if (auto k = keep(dir / "evaluate.json", r.json.dump(2) + "\n"); !k.passed()) return k;
+  a.stage_seconds["evaluate"] = stage_seconds_since(t0);
+  if (auto k = keep_artifact(dir / "evaluate.json", r.json.dump(2) + "\n"); !k.passed()) return k;
   if (r.process.interrupted) return {StageEnd::interrupted, ""};
   const bool exited_1 = r.process.exited_with(1);
   if (!r.process.success() && !exited_1) return run_failed(a, "evaluate", r);
@@ -232,29 +232,29 @@ StageResult AttemptPipeline::evaluate_one_process(Attempt& a, const fs::path& ex
   // Exit 1 without parts: the compare part stopped the program itself (e.g. output sizes differ).
   if (exited_1 && r.json.is_object() && !r.json.contains("verify")) {
     auto o = check.judge_evaluated(r.json, true, exe, dir, baseline_dir, baseline.validation, a.validation);
-    if (o.kind == OutputCheckResult::Kind::mismatch) return fail(a, AttemptStatus::validation_failed, o.reason);
+    if (o.kind == OutputCheckResult::Kind::mismatch) return fail_stage(a, AttemptStatus::validation_failed, o.reason);
     return run_failed(a, "evaluate", r);
   }
   if (!r.json.is_object() || !r.json.contains("verify")) return run_failed(a, "evaluate", r);
   a.validation["verify"] = r.json["verify"];
   if (!r.json["verify"].is_object() || !r.json["verify"].value("ok", false)) {
-    if (exited_1) return fail(a, AttemptStatus::validation_failed, "verify mode: results differ from the CPU reference");
+    if (exited_1) return fail_stage(a, AttemptStatus::validation_failed, "verify mode: results differ from the CPU reference");
     return run_failed(a, "evaluate", r);
   }
   const char* part_name = r.json.contains("hash") ? "hash" : "compare";
   if (!r.json.contains(part_name)) return run_failed(a, "evaluate", r);
   auto o = check.judge_evaluated(r.json[part_name], exited_1, exe, dir, baseline_dir, baseline.validation,
                                  a.validation);
-  if (o.kind == OutputCheckResult::Kind::mismatch) return fail(a, AttemptStatus::validation_failed, o.reason);
-  if (o.kind != OutputCheckResult::Kind::ok) return fail(a, AttemptStatus::run_failed, "evaluate mode: " + o.reason);
+  if (o.kind == OutputCheckResult::Kind::mismatch) return fail_stage(a, AttemptStatus::validation_failed, o.reason);
+  if (o.kind != OutputCheckResult::Kind::ok) return fail_stage(a, AttemptStatus::run_failed, "evaluate mode: " + o.reason);
   if (!r.process.success() || !r.json.contains("time") || !r.json["time"].is_object() ||
       !r.json["time"].contains("median_ms"))
     return run_failed(a, "evaluate", r);
-  if (auto k = keep(dir / "time.json", r.json["time"].dump(2) + "\n"); !k.passed()) return k;
+  if (auto k = keep_artifact(dir / "time.json", r.json["time"].dump(2) + "\n"); !k.passed()) return k;
   try {
     a.timing = r.json["time"].get<Timing>();
   } catch (const nlohmann::json::exception& e) {
-    return fail(a, AttemptStatus::run_failed, std::string("evaluate mode: unreadable time part: ") + e.what());
+    return fail_stage(a, AttemptStatus::run_failed, std::string("evaluate mode: unreadable time part: ") + e.what());
   }
   return interrupted_or_passed();
 }
@@ -265,7 +265,7 @@ StageResult AttemptPipeline::recheck(Attempt& a, const fs::path& exe, const fs::
   a.recheck = {{"one_shot_speedup", one_shot}};
   auto c = compare_speed(backend_, baseline_exe, exe, time_args(), setup_.recheck_rounds,
                          backend_.tools().run_timeout);
-  a.stage_seconds["recheck"] = secs_since(t0);
+  a.stage_seconds["recheck"] = stage_seconds_since(t0);
   if (!c) {
     if (c.error().interrupted()) return {StageEnd::interrupted, ""};
     a.recheck["error"] = c.error().message;
@@ -288,10 +288,10 @@ StageResult AttemptPipeline::profile(Attempt& a, const fs::path& exe, const fs::
     auto m = backend_.profile({exe, args, setup_.program.kernel_regex, dir, setup_.window});
     if (!m) {
       if (m.error().interrupted()) return {StageEnd::interrupted, ""};
-      return fail(a, AttemptStatus::profile_failed, m.error().message);
+      return fail_stage(a, AttemptStatus::profile_failed, m.error().message);
     }
     a.metrics = m.value();
-    return keep(dir / "metrics.json", nlohmann::json(a.metrics.value()).dump(2) + "\n");
+    return keep_artifact(dir / "metrics.json", nlohmann::json(a.metrics.value()).dump(2) + "\n");
   });
 }
 

@@ -33,17 +33,17 @@ std::map<std::string, std::string> behaviour_of(const std::string& text) {
   return out;
 }
 
-std::string get(const std::map<std::string, std::string>& b, const std::string& k, const std::string& dflt) {
+std::string setting(const std::map<std::string, std::string>& b, const std::string& k, const std::string& dflt) {
   const auto it = b.find(k);
   return it == b.end() ? dflt : it->second;
 }
 
-std::string value_after(const std::vector<std::string>& args, const std::string& flag) {
+std::string arg_after(const std::vector<std::string>& args, const std::string& flag) {
   const auto it = std::find(args.begin(), args.end(), flag);
   return it != args.end() && it + 1 != args.end() ? *(it + 1) : "";
 }
 
-ProgramRun answer(int code, nlohmann::json j) {
+ProgramRun program_answer(int code, nlohmann::json j) {
   ProgramRun r;
   r.process = exited(code, j.dump() + "\n");
   r.json = std::move(j);
@@ -83,7 +83,7 @@ Result<BuildResult> FakeBackend::build(const BuildRequest& request) {
   b.argv = {"fake-compiler", "-o", request.output.string(), request.source.string()};
   auto text = read_file(request.source);
   if (!text) return text.error();
-  if (get(behaviour_of(*text), "build", "ok") != "ok") {
+  if (setting(behaviour_of(*text), "build", "ok") != "ok") {
     b.ok = false;
     b.failure = "fake compiler: error: the region says build=fail";
     b.log = b.failure + "\n";
@@ -103,9 +103,9 @@ Result<Metrics> FakeBackend::profile(const ProfileRequest& request) {
     std::lock_guard<std::mutex> lock(mu_);
     modes_.push_back("profile");
   }
-  if (get(b, "profile", "ok") != "ok") return make_error("fake profiler: no kernel matched");
+  if (setting(b, "profile", "ok") != "ok") return make_error("fake profiler: no kernel matched");
   Metrics m;
-  m.l2_hit_pct = std::stod(get(b, "l2", "50"));
+  m.l2_hit_pct = std::stod(setting(b, "l2", "50"));
   m.l2_sectors = 10000;
   return m;
 }
@@ -123,31 +123,31 @@ ProgramRun FakeBackend::run_program(const fs::path& exe, const std::vector<std::
     return r;
   }
   const auto b = behaviour_of(*text);
-  const double ms = std::stod(get(b, "ms", "1.0"));
-  const bool verify_ok = get(b, "verify", "ok") == "ok";
-  const std::string hash = get(b, "out", "same") == "same" ? "00000000000000aa" : "00000000000000bb";
+  const double ms = std::stod(setting(b, "ms", "1.0"));
+  const bool verify_ok = setting(b, "verify", "ok") == "ok";
+  const std::string hash = setting(b, "out", "same") == "same" ? "00000000000000aa" : "00000000000000bb";
   const nlohmann::json timing = {{"median_ms", ms}, {"min_ms", ms}, {"max_ms", ms}, {"reps", 10}};
   auto hash_part = [&](const std::string& chunks_file) {
     if (!chunks_file.empty()) (void)write_file_atomic(chunks_file, hash + "\n");
     return nlohmann::json{{"mode", "hash"}, {"bytes", 256}, {"hash", hash}, {"chunk_bytes", 256}, {"chunks", 1}};
   };
   if (mode == "info")
-    return answer(0, {{"grid", {{"m", grid_.m}, {"n", grid_.n}}}, {"kernel_regex", "fake_kernel"}, {"launches", 1}});
-  if (mode == "verify") return answer(verify_ok ? 0 : 1, {{"ok", verify_ok}});
-  if (mode == "hash") return answer(0, hash_part(value_after(args, "--chunks")));
+    return program_answer(0, {{"grid", {{"m", grid_.m}, {"n", grid_.n}}}, {"kernel_regex", "fake_kernel"}, {"launches", 1}});
+  if (mode == "verify") return program_answer(verify_ok ? 0 : 1, {{"ok", verify_ok}});
+  if (mode == "hash") return program_answer(0, hash_part(arg_after(args, "--chunks")));
   if (mode == "dump") {
     (void)write_file_atomic(args.at(1), std::string(256, hash.back()));
-    return answer(0, {{"mode", "dump"}, {"bytes", 256}});
+    return program_answer(0, {{"mode", "dump"}, {"bytes", 256}});
   }
-  if (mode == "time") return answer(0, timing);
+  if (mode == "time") return program_answer(0, timing);
   if (mode == "evaluate") {
     nlohmann::json j = {{"mode", "evaluate"}, {"verify", {{"ok", verify_ok}}}};
-    if (!verify_ok) return answer(1, j);
-    j["hash"] = hash_part(value_after(args, "--chunks"));
+    if (!verify_ok) return program_answer(1, j);
+    j["hash"] = hash_part(arg_after(args, "--chunks"));
     j["time"] = timing;
-    return answer(0, j);
+    return program_answer(0, j);
   }
-  return answer(2, {{"ok", false}, {"error", "unknown mode " + mode}});
+  return program_answer(2, {{"ok", false}, {"error", "unknown mode " + mode}});
 }
 
 int FakeBackend::builds() const {
@@ -174,7 +174,7 @@ void add_host_compiler_rules(ScriptedRunner& runner) {
   runner.on("mapping_eval", [](const ProcessSpec& spec) {
     auto text = read_file(spec.argv.at(0));
     if (!text) return not_started(text.error().message);
-    const std::string map = get(behaviour_of(*text), "map", "identity");
+    const std::string map = setting(behaviour_of(*text), "map", "identity");
     const std::uint64_t m = std::stoull(spec.argv.at(1)), n = std::stoull(spec.argv.at(2)), np = m * n;
     std::string out(4 * np, '\0');
     for (std::uint64_t p = 0; p < np; ++p) {

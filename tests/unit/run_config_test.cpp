@@ -6,7 +6,7 @@
 namespace swz {
 namespace {
 
-RunConfig sample() {
+RunConfig recorded_config() {
   RunConfig c;
   c.objective = Objective::time;
   c.size = {4096, 4096, 512};
@@ -19,7 +19,7 @@ RunConfig sample() {
 }
 
 TEST(RunConfig, JsonRoundTripKeepsEverySetting) {
-  RunConfig c = sample();
+  RunConfig c = recorded_config();
   c.changes.push_back({"iterations", "2", "3", "2026-11-24T10:00:00Z", 3});
   const nlohmann::json j = c;
   const RunConfig back = run_config_from_json(j);
@@ -43,7 +43,7 @@ TEST(RunConfig, ReadsTheFirstSchemasKeysAndIgnoresWrongTypes) {
 
 TEST(ResumeRules, FixedSettingsAreRefusedWithBothValues) {
   for (const char* name : {"objective", "size", "backend", "arch", "reps", "warmup", "profile-launches"}) {
-    RunConfig asked = sample();
+    RunConfig asked = recorded_config();
     asked.objective = Objective::l2;
     asked.size = {1024};
     asked.backend = "hip";
@@ -51,7 +51,7 @@ TEST(ResumeRules, FixedSettingsAreRefusedWithBothValues) {
     asked.time_reps = 7;
     asked.warmup = 1;
     asked.profile_launches = 3;
-    auto r = resume_config(sample(), asked, {name}, "now", 3);
+    auto r = resume_config(recorded_config(), asked, {name}, "now", 3);
     ASSERT_FALSE(r) << name;
     EXPECT_NE(r.error().message.find(std::string("--") + name), std::string::npos) << r.error().message;
     EXPECT_NE(r.error().message.find("start a new run"), std::string::npos) << r.error().message;
@@ -59,12 +59,12 @@ TEST(ResumeRules, FixedSettingsAreRefusedWithBothValues) {
 }
 
 TEST(ResumeRules, ChangeableSettingsAreAppliedAndRecorded) {
-  RunConfig asked = sample();
+  RunConfig asked = recorded_config();
   asked.iterations = 5;
   asked.recheck_rounds = 10;
   asked.run_timeout_s = 30;
   asked.llm.model = "m2";
-  auto r = resume_config(sample(), asked, {"iterations", "rounds", "run-timeout", "model"}, "2026-11-24T10:00:00Z", 3);
+  auto r = resume_config(recorded_config(), asked, {"iterations", "rounds", "run-timeout", "model"}, "2026-11-24T10:00:00Z", 3);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->iterations, 5);
   EXPECT_EQ(r->recheck_rounds, 10);
@@ -79,10 +79,10 @@ TEST(ResumeRules, ChangeableSettingsAreAppliedAndRecorded) {
 }
 
 TEST(ResumeRules, UnnamedOrUnchangedSettingsKeepTheRecordAndAutoMatchesAnyBackend) {
-  RunConfig asked = sample();
+  RunConfig asked = recorded_config();
   asked.iterations = 9;             // not named: the recorded value stays
   asked.backend = "auto";
-  auto r = resume_config(sample(), asked, {"backend", "objective"}, "now", 3);
+  auto r = resume_config(recorded_config(), asked, {"backend", "objective"}, "now", 3);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->iterations, 2);
   EXPECT_EQ(r->backend, "cuda");
