@@ -74,7 +74,8 @@ int cmd_gate(const std::vector<std::string>& args) {
   const std::filesystem::path kernel_path = r["kernel"].as<std::string>();
   auto kernel = KernelSource::load(kernel_path);
   if (!kernel) return report_error(kernel.error().message);
-  // The committed region enters here: validated once, like any proposal.
+  // Refused here, before any GPU time, with the kernel's path in the message (the
+  // loop validates it again where it enters as the run's one proposal).
   auto committed_region = ValidRegion::make(kernel->region());
   if (!committed_region) return report_error(kernel_path.string() + ": " + committed_region.error().message);
   const double min_speedup = r["min-speedup"].as<double>();

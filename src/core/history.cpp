@@ -163,6 +163,12 @@ bool better_attempt(const Attempt& a, const Attempt& b, Objective objective) {
   return better_attempt(a, b);  // equal speedups: the L2 ranking decides
 }
 
+int RunHistory::counted_attempts() const {
+  int n = 0;
+  for (const auto& a : attempts) n += a.status != AttemptStatus::duplicate;
+  return n;
+}
+
 const Attempt* RunHistory::best() const { return best(objective()); }
 
 const Attempt* RunHistory::best(Objective objective) const {

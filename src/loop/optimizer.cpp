@@ -37,31 +37,6 @@ void describe_proposal(Attempt& a, const Proposal& p, const std::string& origina
 
 }  // namespace
 
-std::string OptimizeSummary::unmeasured() const {
-  if (interrupted()) return "";
-  int failed = 0;
-  std::string last;
-  for (const auto& a : history.attempts) {
-    if (a.status != AttemptStatus::proposal_failed) return "";
-    ++failed;
-    last = a.reason;
-  }
-  if (failed == 0) return "no candidate was tried: the proposer had nothing to propose for this kernel's grid";
-  return fmt::format("no candidate was tried: all {} proposal(s) failed (last: {})", failed, one_line(last, 200));
-}
-
-bool OptimizeSummary::improved() const {
-  const Attempt* best = history.best();
-  if (!best || !history.baseline) return false;
-  // Under time, best() exists only for a significant speedup: that is the improvement.
-  if (history.objective() == Objective::time) return true;
-  const auto& base = *history.baseline;
-  const bool l2 = best->metrics && best->metrics->l2_hit_pct && base.metrics && base.metrics->l2_hit_pct &&
-                  *best->metrics->l2_hit_pct > *base.metrics->l2_hit_pct + 0.01;
-  const bool time = best->speedup && *best->speedup > 1.0;
-  return l2 || time;
-}
-
 Optimizer::Optimizer(Backend& backend, Proposer& proposer, ProcessRunner& runner, RunState state,
                      std::vector<RunObserver*> observers)
     : backend_(backend), proposer_(proposer), runner_(runner), state_(std::move(state)),
@@ -80,12 +55,6 @@ Status Optimizer::fail_run(Error e) {
 }
 
 fs::path Optimizer::attempt_dir(int iteration) const { return state_.run_dir / fmt::format("iter-{:03}", iteration); }
-
-int Optimizer::counted() const {
-  int n = 0;
-  for (const auto& a : state_.history.attempts) n += a.status != AttemptStatus::duplicate;
-  return n;
-}
 
 MeasureSetup Optimizer::measure_setup(const ProgramInfo& program) const {
   const RunConfig& c = state_.history.config;
@@ -356,7 +325,7 @@ Result<OptimizeSummary> Optimizer::run() {
     if (auto st = o->on_baseline(h); !st) return fail_run(st.error()).error();
 
   int guard = 0;
-  while (counted() < config.iterations && guard++ < config.iterations * 4 + 8) {
+  while (h.counted_attempts() < config.iterations && guard++ < config.iterations * 4 + 8) {
     if (interrupt_requested()) {
       end_ = RunEnd::interrupted;
       break;

@@ -34,8 +34,7 @@ Status ConsoleProgress::on_baseline(const RunHistory& h) {
 }
 
 Status ConsoleProgress::on_attempt(const RunHistory& h, const Attempt& a) {
-  int counted = 0;
-  for (const auto& x : h.attempts) counted += x.status != AttemptStatus::duplicate;
+  const int counted = h.counted_attempts();
   const int budget = h.config.iterations;
   const auto& base = h.baseline;
   const double base_l2 = base && base->metrics && base->metrics->l2_hit_pct ? *base->metrics->l2_hit_pct : 0;

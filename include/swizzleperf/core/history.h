@@ -111,6 +111,8 @@ struct RunHistory {
   const Attempt* best() const;
   const Attempt* best(Objective objective) const;
   int next_iteration() const { return attempts.empty() ? 1 : attempts.back().iteration + 1; }
+  // Attempts that count toward the iteration budget: all but duplicates.
+  int counted_attempts() const;
 };
 
 void to_json(nlohmann::json& j, const RunHistory& h);

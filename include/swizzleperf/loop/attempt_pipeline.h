@@ -102,6 +102,7 @@ class AttemptPipeline {
   ProcessRunner& runner_;
   MeasureSetup setup_;
   bool evaluate_unsupported_ = false;  // the program answered evaluate with a usage error
+  std::string identity_hash_;          // the identity table's hash on the setup's grid, made once
 };
 
 // Identity pid -> tile table's hash on `grid`, as check() stores mapping hashes.

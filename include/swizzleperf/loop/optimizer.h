@@ -52,7 +52,6 @@ class Optimizer {
   void prefetch_lookahead(const ProposalContext& ctx);
   std::filesystem::path attempt_dir(int iteration) const;
   std::filesystem::path baseline_dir() const { return state_.run_dir / "baseline"; }
-  int counted() const;          // attempts toward the budget (duplicates excluded)
 
   Backend& backend_;
   Proposer& proposer_;
