@@ -41,6 +41,7 @@ int cmd_compare(const std::vector<std::string>& args) {
       !r.count("allow-other-device"))
     return report_error("OLD was measured on '" + one_line(old_set->device, 80) + "', NEW on '" + one_line(new_set->device, 80) +
                         "': times from different devices are not comparable; pass --allow-other-device to compare anyway");
+  if (auto st = check_same_regimes(*old_set, *new_set); !st) return report_error(st.error().message);
   const auto c = compare_results(*old_set, *new_set, t);
   if (c.in_both() == 0) {
     auto names = [](const ResultSet& s) {

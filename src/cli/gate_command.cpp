@@ -6,7 +6,10 @@
 // interleaved timing with the significance test, profile) as a one-attempt run,
 // so a gate judges exactly what optimize measured. Verdict:
 //   time: fail when the speedup's 95 % interval lies wholly below --min-speedup
-//         (the committed swizzle is significantly slower than asked);
+//         (the committed swizzle is significantly slower than asked) in any power
+//         regime measured (--regime, default both), or when a measurement could
+//         not be trusted (the regime was not reached, the clock moved within a
+//         burst pair): a gate that could not measure what was asked never passes;
 //   L2:   with --min-l2-gain P, fail when committed L2 - identity L2 < P points;
 //   any validation failure of the committed kernel fails the gate.
 // Exit 0 pays, 1 no longer pays / validation failed, 2 bad input or environment,
@@ -22,6 +25,7 @@
 #include "swizzleperf/core/region_validator.h"
 #include "swizzleperf/loop/optimizer.h"
 #include "swizzleperf/proposer/fixed_proposer.h"
+#include "swizzleperf/report/report.h"
 #include "swizzleperf/report/run_reports.h"
 #include "swizzleperf/util/file_io.h"
 
@@ -43,6 +47,10 @@ nlohmann::json brief(const Attempt& a) {
   j["speedup_ci_low"] = a.speedup_ci_low ? nlohmann::json(*a.speedup_ci_low) : nlohmann::json();
   j["speedup_ci_high"] = a.speedup_ci_high ? nlohmann::json(*a.speedup_ci_high) : nlohmann::json();
   j["significant"] = a.significant ? nlohmann::json(*a.significant) : nlohmann::json();
+  j["speedup_regime"] = a.speedup_regime.empty() ? nlohmann::json() : nlohmann::json(a.speedup_regime);
+  if (auto r = regimes_json(a); !r.empty()) j["regimes"] = r;
+  if (a.energy_ratio) j["energy_ratio"] = *a.energy_ratio;
+  if (a.recheck.contains("untrusted")) j["untrusted"] = a.recheck["untrusted"];
   return j;
 }
 
@@ -66,10 +74,11 @@ int cmd_gate(const std::vector<std::string>& args) {
       ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"))
       ("json", "print the result as JSON on stdout (compare reads it)")
       ("junit", "write a JUnit XML report with one testcase to FILE", cxxopts::value<std::string>()->default_value(""));
+  add_regime_options(o);
   add_backend_options(o);
   o.parse_positional({"kernel"});
   cxxopts::ParseResult r;
-  if (auto done = parse_command(o, args, "gate", {"", "Gate", "Backend"}, r)) return *done;
+  if (auto done = parse_command(o, args, "gate", {"", "Gate", "Power regime", "Backend"}, r)) return *done;
   if (!r.count("kernel")) return report_error("gate needs a kernel file: swizzleperf gate KERNEL.hip");
   const std::filesystem::path kernel_path = r["kernel"].as<std::string>();
   auto kernel = KernelSource::load(kernel_path);
@@ -97,6 +106,7 @@ int cmd_gate(const std::vector<std::string>& args) {
   config.recheck_rounds = rounds;
   config.recheck_every_candidate = true;
   config.proposer = "committed";
+  if (std::string e; !regime_options_from(r, config.timing, e)) return report_error(e);
   read_backend_settings(r, config);
   // Refusals first: nothing is written before the GPU, compiler and profiler are known.
   RealProcessRunner runner;
@@ -157,11 +167,19 @@ int cmd_gate(const std::vector<std::string>& args) {
     } else if (!a.validated()) {
       failures.push_back(fmt::format("the committed kernel failed ({}): {}", to_string(a.status), a.reason));
     } else {
-      if (!a.speedup_ci_high || !a.speedup)
-        failures.push_back("no interleaved timing of the committed kernel");
-      else if (*a.speedup_ci_high < min_speedup)
-        failures.push_back(fmt::format("speedup {:.3f}x [{:.3f}, {:.3f}] is significantly below --min-speedup {:.3f}",
-                                       *a.speedup, a.speedup_ci_low.value_or(0), *a.speedup_ci_high, min_speedup));
+      const auto views = regime_views(a);
+      if (!a.speedup_ci_high || !a.speedup || views.empty())
+        failures.push_back("no interleaved timing of the committed kernel" +
+                           (a.recheck.contains("error") ? ": " + a.recheck.value("error", "") : std::string()));
+      else if (views.size() < config.timing.measured().size())
+        failures.push_back("the re-check measured " + views.front().regime + " only: " + a.recheck.value("error", ""));
+      for (const auto& v : views) {
+        if (!v.trusted)
+          failures.push_back(fmt::format("the {} measurement cannot be trusted: {}", v.regime, v.untrusted));
+        else if (v.high < min_speedup)
+          failures.push_back(fmt::format("{}speedup {:.3f}x [{:.3f}, {:.3f}] is significantly below --min-speedup {:.3f}",
+                                         v.regime.empty() ? "" : v.regime + " ", v.speedup, v.low, v.high, min_speedup));
+      }
       if (min_l2_gain) {
         const bool have = a.metrics && a.metrics->l2_hit_pct && h.baseline && h.baseline->metrics &&
                           h.baseline->metrics->l2_hit_pct;
@@ -177,11 +195,13 @@ int cmd_gate(const std::vector<std::string>& args) {
   std::string reason;
   for (const auto& f : failures) reason += (reason.empty() ? "" : "; ") + f;
   std::string line;
-  if (!committed.is_null() && committed["speedup"].is_number())
-    line = fmt::format("{} {}: committed {:.3f}x [{:.3f}, {:.3f}] vs identity, L2 {} -> {}", pays ? "PAYS" : "FAIL",
-                       kernel_path.string(), committed["speedup"].get<double>(),
-                       committed["speedup_ci_low"].is_number() ? committed["speedup_ci_low"].get<double>() : 0.0,
-                       committed["speedup_ci_high"].is_number() ? committed["speedup_ci_high"].get<double>() : 0.0,
+  std::string speeds;  // "1.300x [1.29, 1.31] burst; 1.219x [1.21, 1.23] sustained"
+  if (!h.attempts.empty())
+    for (const auto& v : regime_views(h.attempts.front()))
+      speeds += fmt::format("{}{:.3f}x [{:.3f}, {:.3f}]{}", speeds.empty() ? "" : "; ", v.speedup, v.low, v.high,
+                            v.regime.empty() ? "" : " " + v.regime);
+  if (!committed.is_null() && committed["speedup"].is_number() && !speeds.empty())
+    line = fmt::format("{} {}: committed {} vs identity, L2 {} -> {}", pays ? "PAYS" : "FAIL", kernel_path.string(), speeds,
                        h.baseline && h.baseline->metrics && h.baseline->metrics->l2_hit_pct
                            ? fmt::format("{:.2f}%", *h.baseline->metrics->l2_hit_pct) : "n/a",
                        committed["l2_hit_pct"].is_number() ? fmt::format("{:.2f}%", committed["l2_hit_pct"].get<double>()) : "n/a");
@@ -197,6 +217,7 @@ int cmd_gate(const std::vector<std::string>& args) {
                       {"min_speedup", min_speedup},
                       {"min_l2_gain", min_l2_gain ? nlohmann::json(*min_l2_gain) : nlohmann::json()},
                       {"rounds", rounds},
+                      {"regime", to_string(config.timing.regime)},
                       {"run_dir", run_dir.string()},
                       {"seconds", seconds},
                       {"baseline", h.baseline ? brief(*h.baseline) : nlohmann::json()},

@@ -35,7 +35,7 @@ int cmd_optimize(const std::vector<std::string>& args) {
   add_backend_options(o);
   o.parse_positional({"kernel"});
   cxxopts::ParseResult r;
-  if (auto done = parse_command(o, args, "optimize", {"", "Run", "Objective", "Proposer", "LLM", "Backend"}, r)) return *done;
+  if (auto done = parse_command(o, args, "optimize", {"", "Run", "Objective", "Power regime", "Proposer", "LLM", "Backend"}, r)) return *done;
 
   RunConfig asked;
   asked.command = "optimize";

@@ -44,17 +44,34 @@ void add_backend_options(cxxopts::Options& o) {
 
 void add_objective_options(cxxopts::Options& o) {
   o.add_options("Objective")
-      ("objective", "what makes a kernel best: time (largest significant speedup; none: keep the original) "
-                    "or l2 (the paper's ranking: L2 hit rate, then time)", cxxopts::value<std::string>()->default_value("time"))
+      ("objective", "what makes a kernel best: time (largest significant speedup; none: keep the original), "
+                    "l2 (the paper's ranking: L2 hit rate, then time) or energy (lowest significant energy per run, "
+                    "measured sustained)", cxxopts::value<std::string>()->default_value("time"))
       ("rounds", "interleaved baseline/candidate timing rounds for a candidate that could become best "
                  "(>= 6 for a 95 % interval; 0 turns the re-check off)", cxxopts::value<int>()->default_value("6"));
+  add_regime_options(o);
 }
 
-bool objective_options_from(const cxxopts::ParseResult& r, Objective& objective, int& rounds, std::string& error) {
+void add_regime_options(cxxopts::Options& o) {
+  o.add_options("Power regime")
+      ("regime", "the power regime of the re-check: burst (short requests after a pause, throttled samples "
+                 "discarded), sustained (seconds of back-to-back passes, the settled window timed, energy per run) "
+                 "or both (a winner must win in both)", cxxopts::value<std::string>()->default_value("both"))
+      ("throttle-threshold", "burst: discard a sample whose SM clock is below this fraction of the device's clock "
+                             "rate, and re-take it (0: never discard)", cxxopts::value<double>()->default_value("0.75"))
+      ("recovery-ms", "burst: wait this long after a discarded sample", cxxopts::value<int>()->default_value("50"))
+      ("max-discards", "burst: discarded samples per request before the regime counts as not reached",
+       cxxopts::value<int>()->default_value("30"))
+      ("settle-seconds", "sustained: back-to-back passes before the timed window", cxxopts::value<double>()->default_value("1"))
+      ("sustain-seconds", "sustained: the timed window of back-to-back passes", cxxopts::value<double>()->default_value("2"));
+}
+
+bool objective_options_from(const cxxopts::ParseResult& r, Objective& objective, int& rounds, RegimeSettings& timing,
+                            std::string& error) {
   const auto name = r["objective"].as<std::string>();
   auto o = objective_from_string(name);
   if (!o) {
-    error = "--objective '" + name + "' is not one of: time, l2";
+    error = "--objective '" + one_line(name, 40) + "' is not one of: time, l2, energy";
     return false;
   }
   objective = *o;
@@ -64,7 +81,42 @@ bool objective_options_from(const cxxopts::ParseResult& r, Objective& objective,
             ": a 95 % interval needs at least 6 rounds (5 agreeing rounds still leave a 6.25 % chance); use 6..1000, or 0 for no re-check";
     return false;
   }
-  return true;
+  if (!regime_options_from(r, timing, error)) return false;
+  if (objective == Objective::energy && timing.regime == Regime::burst) {
+    error = "--objective energy with --regime burst: energy per run is measured in the sustained regime only (a burst's "
+            "runs are too short for the energy counter); use --regime sustained or both";
+  } else if (objective == Objective::energy && rounds == 0) {
+    error = "--objective energy with --rounds 0: the energy ratio's interval comes from the re-check; use --rounds 6 or more";
+  }
+  return error.empty();
+}
+
+bool regime_options_from(const cxxopts::ParseResult& r, RegimeSettings& timing, std::string& error) {
+  const auto regime_name = r["regime"].as<std::string>();
+  auto regime = regime_from_string(regime_name);
+  if (!regime) {
+    error = "--regime '" + one_line(regime_name, 40) + "' is not one of: burst, sustained, both";
+    return false;
+  }
+  timing.regime = *regime;
+  timing.throttle_threshold = r["throttle-threshold"].as<double>();
+  timing.recovery_ms = r["recovery-ms"].as<int>();
+  timing.max_discards = r["max-discards"].as<int>();
+  timing.settle_s = r["settle-seconds"].as<double>();
+  timing.sustain_s = r["sustain-seconds"].as<double>();
+  if (!(timing.throttle_threshold >= 0 && timing.throttle_threshold < 1)) {
+    error = fmt::format("--throttle-threshold {}: use a fraction of the device's clock rate in [0, 1) (0: never discard)",
+                        timing.throttle_threshold);
+  } else if (timing.recovery_ms < 0 || timing.recovery_ms > 60000) {
+    error = fmt::format("--recovery-ms {}: use 0..60000", timing.recovery_ms);
+  } else if (timing.max_discards < 0 || timing.max_discards > 100000) {
+    error = fmt::format("--max-discards {}: use 0..100000", timing.max_discards);
+  } else if (!(timing.settle_s >= 0 && timing.settle_s <= 600)) {
+    error = fmt::format("--settle-seconds {}: use 0..600", timing.settle_s);
+  } else if (!(timing.sustain_s > 0 && timing.sustain_s <= 600)) {
+    error = fmt::format("--sustain-seconds {}: use more than 0 and at most 600", timing.sustain_s);
+  }
+  return error.empty();
 }
 
 void read_backend_settings(const cxxopts::ParseResult& r, RunConfig& c) {
@@ -78,7 +130,7 @@ void read_backend_settings(const cxxopts::ParseResult& r, RunConfig& c) {
 
 std::string read_objective_settings(const cxxopts::ParseResult& r, RunConfig& c) {
   std::string error;
-  if (!objective_options_from(r, c.objective, c.recheck_rounds, error)) return error;
+  if (!objective_options_from(r, c.objective, c.recheck_rounds, c.timing, error)) return error;
   return "";
 }
 
@@ -249,7 +301,8 @@ std::string validate_options(const cxxopts::ParseResult& r) {
            one_of(r, "backend", {"auto", "cuda", "hip"}),
            one_of(r, "proposer", {"auto", "builtin", "llm"}),
            one_of(r, "context", {"aware", "unaware", "overload"}),
-           one_of(r, "objective", {"time", "l2"}),
+           one_of(r, "objective", {"time", "l2", "energy"}),
+           one_of(r, "regime", {"burst", "sustained", "both"}),
        })
     if (!e.empty()) return e;
   if (given(r, "temperature")) {

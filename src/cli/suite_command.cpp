@@ -39,7 +39,7 @@ int cmd_suite(const std::vector<std::string>& args) {
   add_backend_options(o);
   o.parse_positional({"kernels"});
   cxxopts::ParseResult r;
-  if (auto done = parse_command(o, args, "suite", {"", "Suite", "Objective", "Proposer", "LLM", "Backend"}, r)) return *done;
+  if (auto done = parse_command(o, args, "suite", {"", "Suite", "Objective", "Power regime", "Proposer", "LLM", "Backend"}, r)) return *done;
   const auto stamp = now_iso8601();
   fs::path out = r["out"].as<std::string>();
   if (out.empty()) {

@@ -31,10 +31,10 @@ int cmd_sweep(const std::vector<std::string>& args) {
   o.parse_positional({"kernel"});
   cxxopts::ParseResult r;
   std::string err;
-  if (auto done = parse_command(o, args, "sweep", {"", "Sweep", "Objective", "Backend"}, r)) return *done;
+  if (auto done = parse_command(o, args, "sweep", {"", "Sweep", "Objective", "Power regime", "Backend"}, r)) return *done;
   if (!r.count("kernel")) return report_error("sweep needs a kernel file: swizzleperf sweep KERNEL.hip --run RUN_DIR --sizes ...");
   SweepOptions opt;
-  if (!objective_options_from(r, opt.objective, opt.rounds, err)) return report_error(err);
+  if (!objective_options_from(r, opt.objective, opt.rounds, opt.timing, err)) return report_error(err);
   opt.kernel = r["kernel"].as<std::string>();
   auto k = KernelSource::load(opt.kernel);
   if (!k) return report_error(k.error().message);

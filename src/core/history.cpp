@@ -69,6 +69,11 @@ void to_json(nlohmann::json& j, const Attempt& a) {
   put_opt(j, "speedup_ci_low", a.speedup_ci_low);
   put_opt(j, "speedup_ci_high", a.speedup_ci_high);
   put_opt(j, "significant", a.significant);
+  if (!a.speedup_regime.empty()) j["speedup_regime"] = a.speedup_regime;
+  put_opt(j, "energy_ratio", a.energy_ratio);
+  put_opt(j, "energy_ci_low", a.energy_ci_low);
+  put_opt(j, "energy_ci_high", a.energy_ci_high);
+  put_opt(j, "energy_significant", a.energy_significant);
   if (!a.recheck.empty()) j["recheck"] = a.recheck;
 }
 
@@ -95,6 +100,11 @@ void from_json(const nlohmann::json& j, Attempt& a) {
   get_opt(j, "speedup_ci_low", a.speedup_ci_low);
   get_opt(j, "speedup_ci_high", a.speedup_ci_high);
   get_opt(j, "significant", a.significant);
+  if (j.contains("speedup_regime") && j["speedup_regime"].is_string()) a.speedup_regime = j["speedup_regime"].get<std::string>();
+  get_opt(j, "energy_ratio", a.energy_ratio);
+  get_opt(j, "energy_ci_low", a.energy_ci_low);
+  get_opt(j, "energy_ci_high", a.energy_ci_high);
+  get_opt(j, "energy_significant", a.energy_significant);
   a.recheck = j.value("recheck", nlohmann::json::object());
 }
 
@@ -152,12 +162,23 @@ bool significantly_slower(const Attempt& a) {
   return a.significant.value_or(false) && a.speedup_ci_high && *a.speedup_ci_high < 1.0;
 }
 
+bool significantly_less_energy(const Attempt& a) {
+  return a.energy_significant.value_or(false) && a.energy_ci_high && *a.energy_ci_high < 1.0;
+}
+
 bool eligible_for_best(const Attempt& a, Objective objective) {
-  return a.validated() && (objective != Objective::time || significantly_faster(a));
+  if (!a.validated()) return false;
+  if (objective == Objective::time) return significantly_faster(a);
+  if (objective == Objective::energy) return significantly_less_energy(a);
+  return true;
 }
 
 bool better_attempt(const Attempt& a, const Attempt& b, Objective objective) {
   if (objective == Objective::l2) return better_attempt(a, b);
+  if (objective == Objective::energy) {
+    const double ea = a.energy_ratio.value_or(1e300), eb = b.energy_ratio.value_or(1e300);
+    if (ea != eb) return ea < eb;  // equal energy: the time ranking below decides
+  }
   const double sa = a.speedup.value_or(0), sb = b.speedup.value_or(0);
   if (sa != sb) return sa > sb;
   return better_attempt(a, b);  // equal speedups: the L2 ranking decides

@@ -1,8 +1,10 @@
 // JSON form of Metrics and Timing. Keys are the field names; an absent
 // optional is omitted (not null, not 0) so a reader can tell "not measured"
 // from "measured zero". Reading tolerates null for an optional and a missing
-// raw/launches; Timing's four fields are all required.
+// raw/launches; Timing's four time fields are required, its regime fields lenient.
 #include "swizzleperf/core/metrics.h"
+
+#include <fmt/format.h>
 #include "swizzleperf/util/json_field.h"
 
 namespace swz {
@@ -56,8 +58,35 @@ void from_json(const nlohmann::json& j, Metrics& m) {
   }
 }
 
+namespace {
+
+template <typename T>
+nlohmann::json or_null(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
+std::optional<double> timing_number(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+}  // namespace
+
 void to_json(nlohmann::json& j, const Timing& t) {
   j = nlohmann::json{{"median_ms", t.median_ms}, {"min_ms", t.min_ms}, {"max_ms", t.max_ms}, {"reps", t.reps}};
+  if (t.regime.empty()) return;  // a program that names no regime recorded nothing more
+  j["regime"] = t.regime;
+  j["telemetry"] = t.telemetry;
+  j["sm_mhz_min"] = or_null(t.sm_mhz_min);
+  j["sm_mhz_median"] = or_null(t.sm_mhz_median);
+  j["sm_mhz_reference"] = or_null(t.sm_mhz_reference);
+  j["clock_reasons"] = or_null(t.clock_reasons);
+  if (t.clock_reasons) j["clock_reason_names"] = clock_reason_names(*t.clock_reasons);
+  j["discarded"] = t.discarded;
+  j["energy_mj_per_run"] = or_null(t.energy_mj_per_run);
+  j["regime_reached"] = t.regime_reached;
+  if (!t.regime_problem.empty()) j["regime_problem"] = t.regime_problem;
 }
 
 void from_json(const nlohmann::json& j, Timing& t) {
@@ -65,6 +94,36 @@ void from_json(const nlohmann::json& j, Timing& t) {
   t.min_ms = j.at("min_ms").get<double>();
   t.max_ms = j.at("max_ms").get<double>();
   t.reps = int_at(j, "reps");
+  // The regime fields are lenient: a program (or a history) from before them has none.
+  t.regime = j.value("regime", std::string());
+  if (!j.contains("regime") || !j["regime"].is_string()) t.regime.clear();
+  if (auto it = j.find("telemetry"); it != j.end() && it->is_string()) t.telemetry = it->get<std::string>();
+  t.sm_mhz_min = timing_number(j, "sm_mhz_min");
+  t.sm_mhz_median = timing_number(j, "sm_mhz_median");
+  t.sm_mhz_reference = timing_number(j, "sm_mhz_reference");
+  if (auto it = j.find("clock_reasons"); it != j.end() && it->is_number_integer()) t.clock_reasons = it->get<long long>();
+  if (auto it = j.find("discarded"); it != j.end() && it->is_number_integer()) t.discarded = it->get<int>();
+  t.energy_mj_per_run = timing_number(j, "energy_mj_per_run");
+  if (auto it = j.find("regime_reached"); it != j.end() && it->is_boolean()) t.regime_reached = it->get<bool>();
+  if (auto it = j.find("regime_problem"); it != j.end() && it->is_string()) t.regime_problem = it->get<std::string>();
+}
+
+std::vector<std::string> clock_reason_names(long long reasons) {
+  // NVML's clocks event reason bits (nvml.h, nvmlClocksEventReason*).
+  static const char* const kNames[] = {"gpu_idle",          "applications_clocks_setting", "sw_power_cap",
+                                       "hw_slowdown",       "sync_boost",                  "sw_thermal_slowdown",
+                                       "hw_thermal_slowdown", "hw_power_brake_slowdown",   "display_clock_setting"};
+  std::vector<std::string> out;
+  for (int bit = 0; bit < 63; ++bit) {
+    if (!(reasons & (1LL << bit))) continue;
+    if (bit < 9) out.emplace_back(kNames[bit]);
+    else out.push_back(fmt::format("0x{:x}", 1LL << bit));
+  }
+  return out;
+}
+
+long long throttling_reasons(long long reasons) {
+  return reasons & (0x4 | 0x8 | 0x20 | 0x40 | 0x80);
 }
 
 }  // namespace swz

@@ -8,12 +8,55 @@
 
 namespace swz {
 
-std::string to_string(Objective o) { return o == Objective::time ? "time" : "l2"; }
+std::string to_string(Objective o) {
+  switch (o) {
+    case Objective::time: return "time";
+    case Objective::l2: return "l2";
+    case Objective::energy: return "energy";
+  }
+  return "l2";
+}
 
 std::optional<Objective> objective_from_string(const std::string& s) {
   if (s == "time") return Objective::time;
   if (s == "l2") return Objective::l2;
+  if (s == "energy") return Objective::energy;
   return std::nullopt;
+}
+
+std::string to_string(Regime r) {
+  switch (r) {
+    case Regime::burst: return "burst";
+    case Regime::sustained: return "sustained";
+    case Regime::both: return "both";
+    case Regime::unnamed: return "unnamed";
+  }
+  return "unnamed";
+}
+
+std::optional<Regime> regime_from_string(const std::string& s) {
+  if (s == "burst") return Regime::burst;
+  if (s == "sustained") return Regime::sustained;
+  if (s == "both") return Regime::both;
+  return std::nullopt;
+}
+
+std::vector<Regime> RegimeSettings::measured() const {
+  if (regime == Regime::both) return {Regime::burst, Regime::sustained};
+  return {regime};
+}
+
+Regime RegimeSettings::screening(Objective objective) const {
+  if (regime == Regime::unnamed) return Regime::unnamed;
+  if (regime == Regime::sustained || objective == Objective::energy) return Regime::sustained;
+  return Regime::burst;
+}
+
+std::vector<std::string> RegimeSettings::program_args() const {
+  if (regime == Regime::unnamed) return {};
+  return {"--throttle-threshold", fmt::format("{}", throttle_threshold), "--recovery-ms", std::to_string(recovery_ms),
+          "--max-discards", std::to_string(max_discards), "--settle-seconds", fmt::format("{}", settle_s),
+          "--sustain-seconds", fmt::format("{}", sustain_s)};
 }
 
 std::string size_text(const std::vector<int>& size) {
@@ -44,6 +87,7 @@ std::string int_text(int v) { return std::to_string(v); }
 std::string str_text(const std::string& v) { return v.empty() ? "\"\"" : v; }
 std::string double_text(double v) { return fmt::format("{}", v); }
 std::string objective_text(Objective o) { return to_string(o); }
+std::string regime_text(Regime r) { return to_string(r); }
 
 const std::vector<Setting>& settings() {
   static const std::vector<Setting> table = {
@@ -54,6 +98,12 @@ const std::vector<Setting>& settings() {
       SWZ_SETTING("reps", true, time_reps, int_text),
       SWZ_SETTING("warmup", true, warmup, int_text),
       SWZ_SETTING("profile-launches", true, profile_launches, int_text),
+      SWZ_SETTING("regime", true, timing.regime, regime_text),
+      SWZ_SETTING("throttle-threshold", true, timing.throttle_threshold, double_text),
+      SWZ_SETTING("recovery-ms", true, timing.recovery_ms, int_text),
+      SWZ_SETTING("max-discards", true, timing.max_discards, int_text),
+      SWZ_SETTING("settle-seconds", true, timing.settle_s, double_text),
+      SWZ_SETTING("sustain-seconds", true, timing.sustain_s, double_text),
       SWZ_SETTING("iterations", false, iterations, int_text),
       SWZ_SETTING("rounds", false, recheck_rounds, int_text),
       SWZ_SETTING("proposer", false, proposer, str_text),
@@ -129,6 +179,12 @@ void to_json(nlohmann::json& j, const RunConfig& c) {
        {"reps", c.time_reps},
        {"warmup", c.warmup},
        {"profile_launches", c.profile_launches},
+       {"regime", to_string(c.timing.regime)},
+       {"throttle_threshold", c.timing.throttle_threshold},
+       {"recovery_ms", c.timing.recovery_ms},
+       {"max_discards", c.timing.max_discards},
+       {"settle_seconds", c.timing.settle_s},
+       {"sustain_seconds", c.timing.sustain_s},
        {"iterations", c.iterations},
        {"recheck_rounds", c.recheck_rounds},
        {"recheck_every_candidate", c.recheck_every_candidate},
@@ -160,6 +216,13 @@ RunConfig run_config_from_json(const nlohmann::json& j, bool legacy_objective) {
   c.time_reps = int_or(j, "reps", c.time_reps);
   c.warmup = int_or(j, "warmup", c.warmup);
   c.profile_launches = int_or(j, "profile_launches", c.profile_launches);
+  // No "regime": written before regimes existed (unnamed, timed as then).
+  if (auto r = regime_from_string(str_or(j, "regime", ""))) c.timing.regime = *r;
+  c.timing.throttle_threshold = double_or(j, "throttle_threshold", c.timing.throttle_threshold);
+  c.timing.recovery_ms = int_or(j, "recovery_ms", c.timing.recovery_ms);
+  c.timing.max_discards = int_or(j, "max_discards", c.timing.max_discards);
+  c.timing.settle_s = double_or(j, "settle_seconds", c.timing.settle_s);
+  c.timing.sustain_s = double_or(j, "sustain_seconds", c.timing.sustain_s);
   c.iterations = int_or(j, "iterations", c.iterations);
   c.recheck_rounds = int_or(j, "recheck_rounds", c.recheck_rounds);
   if (j.contains("recheck_every_candidate") && j["recheck_every_candidate"].is_boolean())

@@ -83,6 +83,14 @@ std::vector<std::string> AttemptPipeline::time_args() const {
   std::vector<std::string> args = {"time", "--reps", std::to_string(setup_.time_reps), "--warmup",
                                    std::to_string(setup_.warmup)};
   for (auto& s : size_args()) args.push_back(std::move(s));
+  for (auto& s : setup_.timing.program_args()) args.push_back(std::move(s));
+  return args;
+}
+
+std::vector<std::string> AttemptPipeline::screening_args() const {
+  auto args = time_args();
+  const Regime r = setup_.timing.screening(setup_.objective);
+  if (r != Regime::unnamed) args.insert(args.end(), {"--regime", to_string(r)});
   return args;
 }
 
@@ -156,8 +164,13 @@ StageResult AttemptPipeline::evaluate(Attempt& a, const fs::path& exe, const fs:
     evaluate_unsupported_ = true;
     r = evaluate_three_processes(a, exe, dir, &baseline);
   }
-  if (r.passed() && baseline.timing && a.timing && a.timing->median_ms > 0)
+  if (r.passed() && baseline.timing && a.timing && a.timing->median_ms > 0) {
     a.speedup = baseline.timing->median_ms / a.timing->median_ms;
+    a.speedup_regime = a.timing->regime;
+    const auto& be = baseline.timing->energy_mj_per_run;
+    const auto& ce = a.timing->energy_mj_per_run;
+    if (be && ce && *be > 0 && *ce > 0) a.energy_ratio = *ce / *be;  // one-shot; the re-check gives its interval
+  }
   return r;
 }
 
@@ -191,7 +204,7 @@ StageResult AttemptPipeline::evaluate_three_processes(Attempt& a, const fs::path
   });
   if (!r.passed() || !(r = interrupted_or_passed()).passed()) return r;
   r = timed(a, "time", [&]() -> StageResult {
-    auto run = backend_.run_program(exe, time_args(), timeout);
+    auto run = backend_.run_program(exe, screening_args(), timeout);
     if (auto k = keep_artifact(dir / "time.json", run.json.dump(2) + "\n"); !k.passed()) return k;
     if (run.process.interrupted) return {StageEnd::interrupted, ""};
     if (!run.process.success() || !run.json.contains("median_ms")) return run_failed(a, "time", run);
@@ -214,7 +227,7 @@ StageResult AttemptPipeline::evaluate_one_process(Attempt& a, const fs::path& ex
   if (!check_args) {  // a plain-dump reference: the separate modes, this attempt only
     return evaluate_three_processes(a, exe, dir, &baseline);
   }
-  std::vector<std::string> args = time_args();
+  std::vector<std::string> args = screening_args();
   args.front() = "evaluate";
   args.insert(args.end(), check_args->begin(), check_args->end());
   const auto t0 = std::chrono::steady_clock::now();
@@ -264,21 +277,52 @@ StageResult AttemptPipeline::recheck(Attempt& a, const fs::path& exe, const fs::
   const auto t0 = std::chrono::steady_clock::now();
   const double one_shot = a.speedup.value_or(0);
   a.recheck = {{"one_shot_speedup", one_shot}};
-  auto c = compare_speed(backend_, baseline_exe, exe, time_args(), setup_.recheck_rounds,
-                         backend_.tools().run_timeout);
-  a.stage_seconds["recheck"] = stage_seconds_since(t0);
-  if (!c) {
-    if (c.error().interrupted()) return {StageEnd::interrupted, ""};
-    a.recheck["error"] = c.error().message;
-    spdlog::warn("{}: speed re-check failed: {}", a.label, c.error().message);
-    return passed();
+  // One comparison per regime measured, the first one's numbers the attempt's speedup.
+  std::vector<SpeedComparison> done;
+  nlohmann::json regimes = nlohmann::json::object();
+  for (const Regime r : setup_.timing.measured()) {
+    const std::string name = r == Regime::unnamed ? "" : to_string(r);
+    auto c = compare_speed(backend_, baseline_exe, exe, time_args(), setup_.recheck_rounds, backend_.tools().run_timeout,
+                           name);
+    if (!c) {
+      a.stage_seconds["recheck"] = stage_seconds_since(t0);
+      if (c.error().interrupted()) return {StageEnd::interrupted, ""};
+      a.recheck["error"] = (name.empty() ? "" : name + ": ") + c.error().message;
+      spdlog::warn("{}: speed re-check failed: {}", a.label, a.recheck["error"].get<std::string>());
+      if (done.empty()) return passed();
+      break;  // the first regime's verdict stands; the missing one is named in the error
+    }
+    if (!name.empty()) regimes[name] = nlohmann::json(*c);
+    done.push_back(*c);
   }
-  a.recheck.update(nlohmann::json(*c));
+  a.stage_seconds["recheck"] = stage_seconds_since(t0);
+  const SpeedComparison& first = done.front();
+  a.recheck.update(nlohmann::json(first));
   a.recheck["one_shot_speedup"] = one_shot;
-  a.speedup = c->ratio.estimate;
-  a.speedup_ci_low = c->ratio.low;
-  a.speedup_ci_high = c->ratio.high;
-  a.significant = c->ratio.significant;
+  if (!regimes.empty()) a.recheck["regimes"] = regimes;
+  a.speedup = first.ratio.estimate;
+  a.speedup_ci_low = first.ratio.low;
+  a.speedup_ci_high = first.ratio.high;
+  a.speedup_regime = first.regime;
+  // A winner (or a loser) in every regime measured, on the same side of 1.0, each
+  // measurement trusted; a missing regime (its re-check failed) names none.
+  bool decisive = done.size() == setup_.timing.measured().size();
+  for (const auto& c : done)
+    decisive = decisive && c.decisive() && ((c.ratio.low > 1.0) == (first.ratio.low > 1.0));
+  a.significant = decisive;
+  for (const auto& c : done) {
+    if (!c.trusted) {
+      a.recheck["untrusted"] = c.regime + ": " + c.untrusted;
+      break;
+    }
+  }
+  for (const auto& c : done) {
+    if (!c.energy) continue;
+    a.energy_ratio = c.energy->estimate;
+    a.energy_ci_low = c.energy->low;
+    a.energy_ci_high = c.energy->high;
+    a.energy_significant = c.energy->significant && c.trusted;
+  }
   return passed();
 }
 

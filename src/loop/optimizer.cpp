@@ -68,6 +68,8 @@ MeasureSetup Optimizer::measure_setup(const ProgramInfo& program) const {
   s.time_reps = c.time_reps;
   s.warmup = c.warmup;
   s.recheck_rounds = c.recheck_rounds;
+  s.timing = c.timing;
+  s.objective = c.objective;
   s.host_cxx = c.host_cxx;
   s.baseline_dir = baseline_dir();
   return s;
@@ -137,6 +139,8 @@ bool Optimizer::could_become_best(const Attempt& a) const {
   const Objective objective = state_.history.objective();
   const Attempt* current = state_.history.best(objective);
   if (objective == Objective::time) return *a.speedup > (current && current->speedup ? *current->speedup : 1.0);
+  if (objective == Objective::energy)  // one-shot energy below the best's (or the baseline's)
+    return a.energy_ratio && *a.energy_ratio < (current && current->energy_ratio ? *current->energy_ratio : 1.0);
   return !current || better_attempt(a, *current, Objective::l2);
 }
 
@@ -243,8 +247,8 @@ Status Optimizer::write_best() {
     auto spliced = state_.kernel.splice(it->second.code());
     if (!spliced) return spliced.error();
     text = std::move(*spliced);
-  } else if (h.objective() == Objective::time && h.baseline) {
-    text = state_.kernel.text();  // nothing significantly faster: the original is the best kernel
+  } else if (h.objective() != Objective::l2 && h.baseline) {
+    text = state_.kernel.text();  // nothing significantly better: the original is the best kernel
   } else {
     return ok_status();
   }
@@ -265,7 +269,7 @@ OptimizeSummary Optimizer::summary() const {
   s.history = state_.history;
   s.run_dir = state_.run_dir;
   s.end = end_;
-  if (s.history.best() || (s.history.objective() == Objective::time && s.history.baseline))
+  if (s.history.best() || (s.history.objective() != Objective::l2 && s.history.baseline))
     s.best_kernel = state_.run_dir / "best.hip";
   return s;
 }

@@ -22,8 +22,8 @@ std::string OptimizeSummary::unmeasured() const {
 bool OptimizeSummary::improved() const {
   const Attempt* best = history.best();
   if (!best || !history.baseline) return false;
-  // Under time, best() exists only for a significant speedup: that is the improvement.
-  if (history.objective() == Objective::time) return true;
+  // Under time (energy), best() exists only for a significant speedup (saving): that is the improvement.
+  if (history.objective() != Objective::l2) return true;
   const auto& base = *history.baseline;
   const bool l2 = best->metrics && best->metrics->l2_hit_pct && base.metrics && base.metrics->l2_hit_pct &&
                   *best->metrics->l2_hit_pct > *base.metrics->l2_hit_pct + 0.01;

@@ -54,6 +54,9 @@ void to_json(nlohmann::json& j, const SweepPoint& p) {
   put("speedup_ci_high", p.speedup_ci_high);
   j["significant"] = p.significant ? nlohmann::json(*p.significant) : nlohmann::json(nullptr);
   j["objective"] = to_string(p.objective);
+  j["regime"] = p.regime.empty() ? nlohmann::json() : nlohmann::json(p.regime);
+  if (!p.regimes.is_null()) j["regimes"] = p.regimes;
+  if (!p.untrusted.empty()) j["untrusted"] = p.untrusted;
 }
 
 void to_json(nlohmann::json& j, const SweepReport& r) {
@@ -63,19 +66,28 @@ void to_json(nlohmann::json& j, const SweepReport& r) {
 std::string render_sweep_markdown(const SweepReport& r) {
   std::string md = fmt::format("# sweep: {} with {} on {}\n\n", r.kernel, r.label, r.device);
   md += fmt::format("objective: {}\n\n", r.points.empty() ? "time" : to_string(r.points.front().objective));
-  md += "| size | grid | L2 % base | L2 % pattern | gain | ms base | ms pattern | speedup | 95 % interval | significant | fabric base | fabric pattern | verdict |\n";
-  md += "|---|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---|\n";
+  md += "| size | grid | L2 % base | L2 % pattern | gain | ms base | ms pattern | speedup | regime | 95 % interval | significant | fabric base | fabric pattern | verdict |\n";
+  md += "|---|---|---:|---:|---:|---:|---:|---:|---|---|---|---:|---:|---|\n";
   for (const auto& p : r.points) {
     const auto gain = p.base_l2 && p.cand_l2 ? std::optional<double>(*p.cand_l2 - *p.base_l2) : std::nullopt;
     const auto sp = p.speedup ? p.speedup : p.base_ms && p.cand_ms ? std::optional<double>(*p.base_ms / *p.cand_ms) : std::nullopt;
     const std::string ci = p.speedup_ci_low && p.speedup_ci_high
                                ? fmt::format("[{:.3f}, {:.3f}]", *p.speedup_ci_low, *p.speedup_ci_high) : "n/a";
-    md += fmt::format("| {} | {}x{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", size_str(p.size), p.grid.m, p.grid.n,
+    md += fmt::format("| {} | {}x{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", size_str(p.size), p.grid.m, p.grid.n,
                       format_or(p.base_l2, "n/a"), format_or(p.cand_l2, "n/a"), format_or(gain, "n/a", "{:+.2f}"), format_or(p.base_ms, "n/a", "{:.4f}"),
-                      format_or(p.cand_ms, "n/a", "{:.4f}"), format_or(sp, "n/a", "{:.3f}"), ci,
+                      format_or(p.cand_ms, "n/a", "{:.4f}"), format_or(sp, "n/a", "{:.3f}"), p.regime.empty() ? "n/a" : p.regime, ci,
                       p.significant ? (*p.significant ? "yes" : "no") : "n/a", format_or(p.base_fabric, "n/a", "{:.3g}"),
                       format_or(p.cand_fabric, "n/a", "{:.3g}"), sweep_verdict(p));
   }
+  for (const auto& p : r.points) {
+    if (!p.regimes.is_object() || p.regimes.size() < 2) continue;
+    md += fmt::format("\n{}:", size_str(p.size));
+    for (const auto& [name, c] : p.regimes.items())
+      md += fmt::format(" {} {:.3f}x [{:.3f}, {:.3f}];", name, c.value("speedup", 0.0), c.value("ci_low", 0.0), c.value("ci_high", 0.0));
+    md += "\n";
+  }
+  for (const auto& p : r.points)
+    if (!p.untrusted.empty()) md += fmt::format("\n{}: no winner named: {}\n", size_str(p.size), p.untrusted);
   md += "\n" + r.conclusion + "\n";
   return md;
 }
@@ -120,6 +132,7 @@ Result<SweepReport> run_sweep(Backend& backend, ProcessRunner& runner, const Swe
     setup.time_reps = opt.time_reps;
     setup.warmup = opt.warmup;
     setup.recheck_rounds = opt.rounds;
+    setup.timing = opt.timing;
     setup.host_cxx = opt.host_cxx;
     setup.baseline_dir = base_dir;
     auto info = AttemptPipeline(backend, runner, setup).read_info(base_exe, base_dir);
@@ -152,7 +165,11 @@ Result<SweepReport> run_sweep(Backend& backend, ProcessRunner& runner, const Swe
       if (interrupt_requested()) return interrupted_error();
       p.verdict = *broke;
     } else {
-      if (opt.rounds > 0 && pipe.recheck(cand, cand_exe, base_exe).passed() && cand.significant) {
+      const bool rechecked = opt.rounds > 0 && pipe.recheck(cand, cand_exe, base_exe).passed() && cand.significant;
+      p.regime = cand.speedup_regime;
+      if (cand.recheck.contains("regimes")) p.regimes = cand.recheck["regimes"];
+      p.untrusted = cand.recheck.value("untrusted", "");
+      if (rechecked) {
         p.base_ms = median_of(cand.recheck.value("baseline_ms", std::vector<double>{}));
         p.cand_ms = median_of(cand.recheck.value("candidate_ms", std::vector<double>{}));
         p.speedup = cand.speedup;

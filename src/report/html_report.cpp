@@ -12,6 +12,7 @@
 #include "swizzleperf/core/hardware.h"
 #include "swizzleperf/util/junit.h"
 #include "swizzleperf/core/tile_map.h"
+#include "swizzleperf/report/report.h"
 
 namespace swz {
 
@@ -103,6 +104,7 @@ std::string y_axis(const Axis& a, double left, double right, const char* f, cons
 // (eligible_for_best, better_attempt): under `time` only significantly faster attempts
 // count, ranked by speedup.
 std::string best_so_far_legend(Objective objective) {
+  if (objective == Objective::energy) return "best so far (lowest significant energy per run)";
   return objective == Objective::time ? "best so far (largest significant speedup)" : "best so far (L2 hit rate, then time)";
 }
 
@@ -319,20 +321,31 @@ std::string swizzle_maps_html(const RunHistory& h) {
 
 // ---- table -------------------------------------------------------------
 
-// "1.313× [1.309, 1.314]" when re-checked with an interval, "1.02× (one-shot)" when
-// only the single timing of the attempt gave it, "–" when neither.
+// "1.313× [1.309, 1.314] burst" when re-checked with an interval (each regime's with
+// --regime both), "1.02× (one-shot burst)" when only the single timing of the attempt
+// gave it, "–" when neither.
 std::string speedup_text(const Attempt& a) {
   if (!a.speedup) return "–";
-  if (a.speedup_ci_low && a.speedup_ci_high)
-    return fmt::format("{:.3f}× [{:.3f}, {:.3f}]", *a.speedup, *a.speedup_ci_low, *a.speedup_ci_high);
-  return fmt::format("{:.3f}× (one-shot)", *a.speedup);
+  const auto views = regime_views(a);
+  if (views.size() < 2 && a.speedup_ci_low && a.speedup_ci_high)
+    return fmt::format("{:.3f}× [{:.3f}, {:.3f}]{}", *a.speedup, *a.speedup_ci_low, *a.speedup_ci_high,
+                       a.speedup_regime.empty() ? "" : " " + a.speedup_regime);
+  if (!views.empty() && a.speedup_ci_low && a.speedup_ci_high) {
+    std::string s;
+    for (const auto& v : views)
+      s += fmt::format("{}{:.3f}× [{:.3f}, {:.3f}]{}", s.empty() ? "" : "; ", v.speedup, v.low, v.high,
+                       v.regime.empty() ? "" : " " + v.regime);
+    return s;
+  }
+  return fmt::format("{:.3f}× (one-shot{})", *a.speedup, a.speedup_regime.empty() ? "" : " " + a.speedup_regime);
 }
 
 // How the attempt was timed: "re-checked, 6 rounds (significant)", "one-shot", "".
 std::string timing_kind(const Attempt& a) {
   if (a.recheck.is_object() && a.recheck.contains("rounds") && a.recheck["rounds"].is_number_integer())
-    return fmt::format("re-checked, {} rounds{}", a.recheck["rounds"].get<long long>(),
-                       a.significant ? (*a.significant ? " (significant)" : " (not significant)") : "");
+    return fmt::format("re-checked, {} rounds{}{}", a.recheck["rounds"].get<long long>(),
+                       a.significant ? (*a.significant ? " (significant)" : " (not significant)") : "",
+                       a.recheck.contains("untrusted") ? " (untrusted: no winner named)" : "");
   if (a.recheck.is_object() && a.recheck.contains("error") && a.recheck["error"].is_string())
     return "one-shot (re-check failed)";
   return a.timing ? "one-shot" : "";
@@ -388,6 +401,10 @@ std::string render_run_html(const RunHistory& h) {
   for (const auto& a : h.attempts) validated += a.validated();
   s += card("attempts (validated)", fmt::format("{} ({})", h.attempts.size(), validated));
   s += card("best pattern", best ? fmt::format("#{} {}", best->iteration, best->label.substr(0, 40)) : "none");
+  s += card("power regime", to_string(h.config.timing.regime));
+  if (best && best->energy_ratio)
+    s += card("energy per run (sustained)", fmt::format("×{:.3f} [{:.3f}, {:.3f}]", *best->energy_ratio,
+                                                       best->energy_ci_low.value_or(0), best->energy_ci_high.value_or(0)));
   s += "</div>\n";
   s += "<h2>Progression</h2>\n" + progression_svg(h);
   s += "<p class=\"caption\">L2 hit rate (top) and speedup over the baseline (bottom, baseline median / attempt median, same run) per "
@@ -397,6 +414,11 @@ std::string render_run_html(const RunHistory& h) {
                       : "The best so far is the validated attempt with the highest L2 hit rate, then the lowest time.") + "</p>\n";
   s += "<h2>Swizzle map</h2>\n" + swizzle_maps_html(h);
   s += "<h2>Attempts</h2>\n" + attempts_table(h);
+  if (best) {
+    std::string regimes;
+    for (const auto& v : regime_views(*best)) regimes += "<li>" + esc(regime_text(v)) + "</li>";
+    if (!regimes.empty()) s += "<h2>Re-check by power regime</h2>\n<ul>" + regimes + "</ul>\n";
+  }
   if (best) s += fmt::format("<h2>Best region (iteration {})</h2>\n<pre><code>{}</code></pre>\n", best->iteration, esc(best->region));
   s += "</body>\n</html>\n";
   return s;

@@ -33,6 +33,16 @@ nlohmann::json attempt_brief(const Attempt& a) {
   j["speedup_ci_low"] = a.speedup_ci_low ? nlohmann::json(*a.speedup_ci_low) : nlohmann::json(nullptr);
   j["speedup_ci_high"] = a.speedup_ci_high ? nlohmann::json(*a.speedup_ci_high) : nlohmann::json(nullptr);
   j["significant"] = a.significant ? nlohmann::json(*a.significant) : nlohmann::json(nullptr);
+  j["speedup_regime"] = a.speedup_regime.empty() ? nlohmann::json() : nlohmann::json(a.speedup_regime);
+  if (auto r = regimes_json(a); !r.empty()) j["regimes"] = r;
+  if (a.energy_ratio) {
+    j["energy_ratio"] = *a.energy_ratio;
+    j["energy_ci_low"] = a.energy_ci_low ? nlohmann::json(*a.energy_ci_low) : nlohmann::json();
+    j["energy_ci_high"] = a.energy_ci_high ? nlohmann::json(*a.energy_ci_high) : nlohmann::json();
+    j["energy_significant"] = a.energy_significant ? nlohmann::json(*a.energy_significant) : nlohmann::json();
+  }
+  if (a.timing && a.timing->energy_mj_per_run) j["energy_mj_per_run"] = *a.timing->energy_mj_per_run;
+  if (a.recheck.contains("untrusted") && a.recheck["untrusted"].is_string()) j["untrusted"] = a.recheck["untrusted"];
   if (auto v = fabric(a)) j["fabric_sectors"] = *v;
   if (auto v = dram(a)) j["dram_bytes"] = *v;
   if (!a.reason.empty()) j["reason"] = a.reason;
@@ -41,23 +51,124 @@ nlohmann::json attempt_brief(const Attempt& a) {
 
 }  // namespace
 
+std::vector<RegimeView> regime_views(const Attempt& a) {
+  std::vector<RegimeView> out;
+  auto num = [](const nlohmann::json& j, const char* k) -> std::optional<double> {
+    return j.is_object() && j.contains(k) && j[k].is_number() ? std::optional<double>(j[k].get<double>()) : std::nullopt;
+  };
+  auto view = [&](const nlohmann::json& c) {
+    RegimeView v;
+    v.regime = c.contains("regime") && c["regime"].is_string() ? c["regime"].get<std::string>() : "";
+    v.speedup = num(c, "speedup").value_or(0);
+    v.low = num(c, "ci_low").value_or(0);
+    v.high = num(c, "ci_high").value_or(0);
+    v.significant = c.value("significant", false) == true;
+    v.trusted = !c.contains("trusted") || c["trusted"] != false;
+    if (c.contains("untrusted") && c["untrusted"].is_string()) v.untrusted = c["untrusted"].get<std::string>();
+    v.baseline_mhz = num(c, "baseline_mhz_median");
+    v.candidate_mhz = num(c, "candidate_mhz_median");
+    v.discarded = static_cast<int>(num(c, "baseline_discarded").value_or(0) + num(c, "candidate_discarded").value_or(0));
+    v.energy_ratio = num(c, "energy_ratio");
+    v.energy_low = num(c, "energy_ci_low");
+    v.energy_high = num(c, "energy_ci_high");
+    v.energy_significant = c.value("energy_significant", false) == true;
+    return v;
+  };
+  if (!a.recheck.is_object()) return out;
+  if (const auto r = a.recheck.find("regimes"); r != a.recheck.end() && r->is_object()) {
+    for (const char* name : {"burst", "sustained"})  // the order measured
+      if (r->contains(name) && (*r)[name].is_object()) out.push_back(view((*r)[name]));
+  } else if (a.recheck.contains("speedup") && a.recheck["speedup"].is_number()) {
+    out.push_back(view(a.recheck));  // one regime (or unnamed: a history from before regimes)
+  }
+  return out;
+}
+
+std::string regime_text(const RegimeView& v) {
+  std::string s = fmt::format("{}{:.3f}x [{:.3f}, {:.3f}], {}", v.regime.empty() ? "" : v.regime + " ", v.speedup, v.low,
+                              v.high, v.significant && v.trusted ? "significant" : "not significant");
+  if (v.baseline_mhz && v.candidate_mhz) s += fmt::format(", SM clock {:.0f} -> {:.0f} MHz", *v.baseline_mhz, *v.candidate_mhz);
+  if (v.discarded > 0) s += fmt::format(", {} samples discarded", v.discarded);
+  if (v.energy_ratio && v.energy_low && v.energy_high)
+    s += fmt::format(", energy per run x{:.3f} [{:.3f}, {:.3f}]", *v.energy_ratio, *v.energy_low, *v.energy_high);
+  if (!v.trusted) s += "; untrusted: " + v.untrusted;
+  return s;
+}
+
+nlohmann::json regimes_json(const Attempt& a) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& v : regime_views(a)) {
+    if (v.regime.empty()) continue;
+    nlohmann::json j = {{"speedup", v.speedup}, {"ci_low", v.low}, {"ci_high", v.high},
+                        {"significant", v.significant && v.trusted}, {"trusted", v.trusted}};
+    if (!v.trusted) j["untrusted"] = v.untrusted;
+    j["baseline_mhz_median"] = v.baseline_mhz ? nlohmann::json(*v.baseline_mhz) : nlohmann::json();
+    j["candidate_mhz_median"] = v.candidate_mhz ? nlohmann::json(*v.candidate_mhz) : nlohmann::json();
+    j["discarded"] = v.discarded;
+    j["energy_ratio"] = v.energy_ratio ? nlohmann::json(*v.energy_ratio) : nlohmann::json();
+    if (v.energy_ratio) {
+      j["energy_ci_low"] = v.energy_low ? nlohmann::json(*v.energy_low) : nlohmann::json();
+      j["energy_ci_high"] = v.energy_high ? nlohmann::json(*v.energy_high) : nlohmann::json();
+      j["energy_significant"] = v.energy_significant;
+    }
+    out[v.regime] = j;
+  }
+  return out;
+}
+
 std::string speed_text(const Attempt& a) {
   if (!a.speedup) return "n/a";
-  if (!a.significant) return fmt::format("{:.3f}x (one-shot, not re-checked)", *a.speedup);
-  return fmt::format("{:.3f}x [{:.3f}, {:.3f}], {}", *a.speedup, a.speedup_ci_low.value_or(0), a.speedup_ci_high.value_or(0),
-                     *a.significant ? "significant" : "not significant");
+  const std::string regime = a.speedup_regime.empty() ? "" : " " + a.speedup_regime;
+  if (!a.significant) return fmt::format("{:.3f}x ({}one-shot, not re-checked)", *a.speedup,
+                                         a.speedup_regime.empty() ? "" : a.speedup_regime + ", ");
+  const auto views = regime_views(a);
+  if (views.size() < 2)  // one regime: the attempt's own interval
+    return fmt::format("{:.3f}x [{:.3f}, {:.3f}]{}, {}", *a.speedup, a.speedup_ci_low.value_or(0),
+                       a.speedup_ci_high.value_or(0), regime, *a.significant ? "significant" : "not significant") +
+           (views.empty() || views.front().trusted ? "" : "; untrusted: " + views.front().untrusted);
+  std::string s;
+  for (const auto& v : views) s += (s.empty() ? "" : "; ") + regime_text(v);
+  return s + (*a.significant ? " (significant in both)" : " (not significant in both: no winner)");
 }
+
+namespace {
+
+// "faster: 1.300x [1.29, 1.31] (burst); sustained 1.219x [1.21, 1.23]".
+std::string faster_text(const char* word, const Attempt& b, const char* f) {
+  const std::string bound = std::string(f).substr(0, std::string(f).size() - 1);  // "{:.3f}x" -> "{:.3f}"
+  std::string s = fmt::format(fmt::runtime(std::string("{}: ") + f + " [" + bound + ", " + bound + "]"), word, *b.speedup,
+                              b.speedup_ci_low.value_or(0), b.speedup_ci_high.value_or(0));
+  if (!b.speedup_regime.empty()) s += " (" + b.speedup_regime + ")";
+  const auto views = regime_views(b);
+  for (std::size_t i = 1; i < views.size(); ++i)
+    s += fmt::format("; {} {:.3f}x [{:.3f}, {:.3f}]", views[i].regime, views[i].speedup, views[i].low, views[i].high);
+  return s;
+}
+
+// "; no winner named: burst: the SM clock moved ..." when an attempt's re-check could not be trusted.
+std::string untrusted_note(const RunHistory& h) {
+  for (auto it = h.attempts.rbegin(); it != h.attempts.rend(); ++it)
+    if (it->validated() && it->recheck.contains("untrusted") && it->recheck["untrusted"].is_string())
+      return fmt::format("; no winner named on {}'s re-check: {}", it->label, it->recheck["untrusted"].get<std::string>());
+  return "";
+}
+
+}  // namespace
 
 std::string speed_verdict(const RunHistory& h) {
   const Attempt* b = h.best();
   if (h.objective() == Objective::time) {
-    if (!b) return "no significant speedup";
-    return fmt::format("faster: {:.3f}x [{:.3f}, {:.3f}]", *b->speedup, *b->speedup_ci_low, *b->speedup_ci_high);
+    if (!b) return "no significant speedup" + untrusted_note(h);
+    return faster_text("faster", *b, "{:.3f}x");
   }
-  if (b && significantly_slower(*b))
-    return fmt::format("slower: {:.2f}x [{:.2f}, {:.2f}]", *b->speedup, *b->speedup_ci_low, *b->speedup_ci_high);
-  if (b && significantly_faster(*b))
-    return fmt::format("faster: {:.3f}x [{:.3f}, {:.3f}]", *b->speedup, *b->speedup_ci_low, *b->speedup_ci_high);
+  if (h.objective() == Objective::energy) {
+    if (!b) return "no significant energy saving" + untrusted_note(h);
+    return fmt::format("less energy per run: x{:.3f} [{:.3f}, {:.3f}] (sustained); ", b->energy_ratio.value_or(0),
+                       b->energy_ci_low.value_or(0), b->energy_ci_high.value_or(0)) +
+           speed_text(*b);
+  }
+  if (b && significantly_slower(*b)) return faster_text("slower", *b, "{:.2f}x");
+  if (b && significantly_faster(*b)) return faster_text("faster", *b, "{:.3f}x");
   if (b && b->significant) return "no significant speed difference";
   return b ? "speed not re-checked" : "";
 }
@@ -118,15 +229,22 @@ std::string render_summary_table(const OptimizeSummary& s) {
     const auto bl = h.baseline ? l2(*h.baseline) : std::nullopt, ba = l2(a);
     return bl && ba ? *ba - *bl : 0.0;
   };
-  out += fmt::format("\nobjective: {}\n", to_string(objective));
+  out += fmt::format("\nobjective: {}, regime: {}\n", to_string(objective), to_string(h.config.timing.regime));
+  if (const auto note = untrusted_note(h); !note.empty()) out += note.substr(2) + "\n";
   if (b && h.baseline) {
     out += fmt::format("best: iteration {} ({}), L2 hit {:+.2f} points, speedup {}\n", b->iteration, b->label,
                        l2_gain(*b), speed_text(*b));
+    if (b->energy_ratio && b->energy_ci_low && b->energy_ci_high)
+      out += fmt::format("energy per run: x{:.3f} [{:.3f}, {:.3f}] of the baseline's (sustained){}\n", *b->energy_ratio,
+                         *b->energy_ci_low, *b->energy_ci_high, b->energy_significant.value_or(false) ? ", significant" : "");
     if (objective == Objective::l2 && significantly_slower(*b)) out += speed_verdict(h) + " — the best-L2 kernel is slower than the baseline\n";
     out += fmt::format("best kernel: {}\n", s.best_kernel.string());
-  } else if (objective == Objective::time && best_l2 && h.baseline) {
-    out += "no significant speedup: no validated candidate was significantly faster than the baseline; "
-           "best.hip is the original kernel\n";
+  } else if (objective != Objective::l2 && best_l2 && h.baseline) {
+    out += objective == Objective::energy
+               ? "no significant energy saving: no validated candidate used significantly less energy per run than the "
+                 "baseline; best.hip is the original kernel\n"
+               : "no significant speedup: no validated candidate was significantly faster than the baseline; "
+                 "best.hip is the original kernel\n";
     out += fmt::format("best L2 candidate: iteration {} ({}), L2 hit {:+.2f} points, speedup {}\n", best_l2->iteration,
                        best_l2->label, l2_gain(*best_l2), speed_text(*best_l2));
     if (!s.best_kernel.empty()) out += fmt::format("best kernel: {} (the original)\n", s.best_kernel.string());
@@ -150,9 +268,16 @@ std::string render_report_markdown(const OptimizeSummary& s) {
     if (const Attempt* l2b = h.best(Objective::l2))
       out += fmt::format("- best L2 candidate: iteration {} ({}), speedup {}\n", l2b->iteration, l2b->label, speed_text(*l2b));
   out += "\nspeedup: baseline time / candidate time; with an interval when the candidate was re-checked "
-         "(interleaved rounds, 95 % sign-test interval of the median ratio), else one-shot.\n\n";
-  out += "| iter | pattern | status | L2 hit % | median ms | speedup | 95 % interval | significant | fabric sectors | DRAM bytes | note |\n";
-  out += "|---:|---|---|---:|---:|---:|---|---|---:|---:|---|\n";
+         "(interleaved rounds, 95 % sign-test interval of the median ratio), else one-shot. regime: the power regime "
+         "the speedup was measured in (burst or sustained; docs/timing.md). energy ratio: candidate / baseline energy "
+         "per run, measured sustained.\n\n";
+  if (h.config.timing.regime != Regime::unnamed)
+    out += fmt::format("regime: {} (burst: throttle threshold {} of the clock rate, at most {} discards per request; "
+                       "sustained: {} s settle, {} s window)\n\n",
+                       to_string(h.config.timing.regime), h.config.timing.throttle_threshold, h.config.timing.max_discards,
+                       h.config.timing.settle_s, h.config.timing.sustain_s);
+  out += "| iter | pattern | status | L2 hit % | median ms | speedup | regime | 95 % interval | significant | energy ratio | fabric sectors | DRAM bytes | note |\n";
+  out += "|---:|---|---|---:|---:|---:|---|---|---|---:|---:|---:|---|\n";
   auto cell = [](std::string text) {  // a table cell: no column breaks, one line
     for (auto& c : text)
       if (c == '|' || c == '\n') c = ' ';
@@ -163,9 +288,12 @@ std::string render_report_markdown(const OptimizeSummary& s) {
     const std::string ci = a.speedup_ci_low && a.speedup_ci_high
                                ? fmt::format("[{:.3f}, {:.3f}]", *a.speedup_ci_low, *a.speedup_ci_high) : "";
     const std::string sig = a.significant ? (*a.significant ? "yes" : "no") : "";
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", a.iteration, cell(a.label), to_string(a.status),
-                       opt_num(l2(a)), opt_num(ms(a), "{:.4f}"), opt_num(a.speedup, "{:.3f}"), ci, sig,
-                       opt_num(fabric(a), "{:.0f}"), opt_num(dram(a), "{:.4g}"), note.substr(0, 160));
+    std::string energy = opt_num(a.energy_ratio, "{:.3f}");
+    if (a.energy_ci_low && a.energy_ci_high) energy += fmt::format(" [{:.3f}, {:.3f}]", *a.energy_ci_low, *a.energy_ci_high);
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", a.iteration, cell(a.label),
+                       to_string(a.status), opt_num(l2(a)), opt_num(ms(a), "{:.4f}"), opt_num(a.speedup, "{:.3f}"),
+                       a.speedup_regime.empty() ? "" : a.speedup_regime, ci, sig, energy, opt_num(fabric(a), "{:.0f}"),
+                       opt_num(dram(a), "{:.4g}"), note.substr(0, 160));
   };
   if (h.baseline) row(*h.baseline);
   for (const auto& a : h.attempts) row(a);
@@ -178,8 +306,10 @@ std::string render_report_markdown(const OptimizeSummary& s) {
       out += fmt::format("- {}: {:.2f} s\n", stage, secs.get<double>());
   }
   if (const Attempt* b = h.best()) {
-    out += fmt::format("\n## Best: iteration {} — {}\n\nspeedup {}\n\n```cpp\n{}```\n", b->iteration, b->label,
-                       speed_text(*b), b->region);
+    std::string regimes;
+    for (const auto& v : regime_views(*b)) regimes += "- " + regime_text(v) + "\n";
+    out += fmt::format("\n## Best: iteration {} — {}\n\nspeedup {}\n\n{}\n```cpp\n{}```\n", b->iteration, b->label,
+                       speed_text(*b), regimes, b->region);
   } else if (h.objective() == Objective::time && h.baseline) {
     out += "\n## Best: the original kernel (no significant speedup)\n";
   }

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/report/report.h"
 #include "swizzleperf/util/file_io.h"
@@ -26,6 +28,7 @@ void read_extras(const nlohmann::json& brief, const nlohmann::json& top, KernelR
     if (!r.speedup_ci_high) read_optional(*j, "speedup_ci_high", r.speedup_ci_high);
     if (!r.significant) read_optional(*j, "significant", r.significant);
     if (r.objective.empty()) r.objective = str(*j, "objective");
+    if (r.regime.empty()) r.regime = str(*j, "speedup_regime");
   }
 }
 
@@ -156,6 +159,18 @@ Result<ResultSet> load_results(const fs::path& path) {
   auto j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded()) return make_error(file.string() + " is not valid JSON");
   return results_from_json(j, path.string());
+}
+
+Status check_same_regimes(const ResultSet& old_set, const ResultSet& new_set) {
+  for (const auto& o : old_set.kernels) {
+    const KernelResult* n = new_set.find(o.kernel);
+    if (!n || o.regime == n->regime) continue;
+    auto said = [](const std::string& r) { return r.empty() ? std::string("no named regime") : "the " + r + " regime"; };
+    return make_error(fmt::format("{}: OLD's speedup was measured in {}, NEW's in {}: numbers of different power regimes "
+                                  "are not comparable; measure both with the same --regime (docs/timing.md)",
+                                  o.kernel, said(o.regime), said(n->regime)));
+  }
+  return ok_status();
 }
 
 }  // namespace swz

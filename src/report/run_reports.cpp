@@ -38,14 +38,16 @@ Status ConsoleProgress::on_attempt(const RunHistory& h, const Attempt& a) {
   const int budget = h.config.iterations;
   const auto& base = h.baseline;
   const double base_l2 = base && base->metrics && base->metrics->l2_hit_pct ? *base->metrics->l2_hit_pct : 0;
-  if (a.validated())
-    spdlog::info("[{}/{}] {}: L2 hit {} ({:+.2f} pts), {:.4f} ms ({:.3f}x{})", counted, budget, a.label,
-                 fmt_pct(a.metrics), a.metrics && a.metrics->l2_hit_pct ? *a.metrics->l2_hit_pct - base_l2 : 0.0,
-                 a.timing ? a.timing->median_ms : 0.0, a.speedup.value_or(0),
-                 a.significant ? fmt::format(" [{:.3f}, {:.3f}], {}", a.speedup_ci_low.value_or(0),
-                                             a.speedup_ci_high.value_or(0),
-                                             *a.significant ? "significant" : "not significant")
-                               : std::string(", one-shot"));
+  if (a.validated()) {
+    // Re-checked: each regime's interval; else the one-shot ratio and its regime.
+    std::string speed;
+    for (const auto& v : regime_views(a)) speed += (speed.empty() ? "" : "; ") + regime_text(v);
+    if (speed.empty())
+      speed = fmt::format("{:.3f}x, one-shot{}", a.speedup.value_or(0), a.speedup_regime.empty() ? "" : " " + a.speedup_regime);
+    spdlog::info("[{}/{}] {}: L2 hit {} ({:+.2f} pts), {:.4f} ms ({})", counted, budget, a.label, fmt_pct(a.metrics),
+                 a.metrics && a.metrics->l2_hit_pct ? *a.metrics->l2_hit_pct - base_l2 : 0.0,
+                 a.timing ? a.timing->median_ms : 0.0, speed);
+  }
   else
     spdlog::info("[{}/{}] {}: {} — {}", counted, budget, a.label.empty() ? "(no proposal)" : a.label,
                  to_string(a.status), a.reason);

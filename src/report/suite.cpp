@@ -45,6 +45,9 @@ void to_json(nlohmann::json& j, const SuiteRow& r) {
   put(j, "speedup_ci_low", r.speedup_ci_low);
   put(j, "speedup_ci_high", r.speedup_ci_high);
   put(j, "significant", r.significant);
+  j["speedup_regime"] = r.speedup_regime.empty() ? nlohmann::json() : nlohmann::json(r.speedup_regime);
+  if (r.regimes.is_object() && !r.regimes.empty()) j["regimes"] = r.regimes;
+  put(j, "energy_ratio", r.energy_ratio);
   put(j, "best_l2_speedup", r.best_l2_speedup);
   j["objective"] = r.objective;
   j["verdict"] = r.verdict;
@@ -75,6 +78,9 @@ void from_json(const nlohmann::json& j, SuiteRow& r) {
   read_optional(j, "speedup_ci_low", r.speedup_ci_low);
   read_optional(j, "speedup_ci_high", r.speedup_ci_high);
   read_optional(j, "significant", r.significant);
+  if (j.contains("speedup_regime") && j["speedup_regime"].is_string()) r.speedup_regime = j["speedup_regime"].get<std::string>();
+  if (j.contains("regimes") && j["regimes"].is_object()) r.regimes = j["regimes"];
+  read_optional(j, "energy_ratio", r.energy_ratio);
   read_optional(j, "best_l2_speedup", r.best_l2_speedup);
   r.objective = j.value("objective", "");
   r.verdict = j.value("verdict", "");
@@ -159,7 +165,7 @@ SuiteRow suite_row_from(const OptimizeSummary& s, double wall_s) {
     r.best_l2_pattern = l2b->label;
     r.best_l2_speedup = l2b->speedup;
   }
-  if (h.objective() == Objective::time && r.validated && !h.best()) r.significant = false;
+  if (h.objective() != Objective::l2 && r.validated && !h.best()) r.significant = false;
   if (const Attempt* best = h.best()) {
     r.best_pattern = best->label;
     r.iterations_to_best = best->iteration;
@@ -173,6 +179,9 @@ SuiteRow suite_row_from(const OptimizeSummary& s, double wall_s) {
     r.speedup_ci_low = best->speedup_ci_low;
     r.speedup_ci_high = best->speedup_ci_high;
     r.significant = best->significant;
+    r.speedup_regime = best->speedup_regime;
+    r.regimes = regimes_json(*best);
+    r.energy_ratio = best->energy_ratio;
   }
   // The ideal is a compulsory-miss bound: it means something only where it lies above
   // every measured rate. Where a kernel beats it (ncu counts some sectors the model

@@ -113,7 +113,11 @@ int evaluate(int argc, char** argv) {
     const std::string v = argv[++i];
     if (a == "--size") { common.push_back(a); common.push_back(v); }
     else if (a == "--seed") seed = v;
-    else if (a == "--reps" || a == "--warmup") { time_opts.push_back(a); time_opts.push_back(v); }
+    else if (a == "--reps" || a == "--warmup" || a == "--regime" || a == "--throttle-threshold" ||
+             a == "--recovery-ms" || a == "--max-discards" || a == "--settle-seconds" || a == "--sustain-seconds") {
+      time_opts.push_back(a);
+      time_opts.push_back(v);
+    }
     else if (a == "--chunks") { chunks.push_back(a); chunks.push_back(v); }
     else if (a == "--tol") { tol.push_back(a); tol.push_back(v); }
     else if (a == "--baseline") baseline = v;
@@ -170,9 +174,13 @@ int serve(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) targs.push_back(argv[i]);
   std::vector<char*> av = {argv[0]};
   for (auto& x : targs) av.push_back(&x[0]);
-  auto time_line = [&](std::string* line) {
+  // "time burst" / "time sustained": that regime for this request (appended last, it wins).
+  auto time_line = [&](std::string* line, const std::string& regime = "") {
+    std::vector<std::string> extra = regime.empty() ? std::vector<std::string>{} : std::vector<std::string>{"--regime", regime};
+    std::vector<char*> req = av;
+    for (auto& x : extra) req.push_back(&x[0]);
     g_out.clear();
-    const int rc = run((int)av.size(), av.data());
+    const int rc = run((int)req.size(), req.data());
     *line = g_out;
     g_out.clear();
     return rc;
@@ -189,8 +197,8 @@ int serve(int argc, char** argv) {
     std::string cmd = buf;
     while (!cmd.empty() && (cmd.back() == '\n' || cmd.back() == '\r')) cmd.pop_back();
     if (cmd == "quit") break;
-    if (cmd == "time") {
-      const int rc = time_line(&line);
+    if (cmd == "time" || cmd == "time burst" || cmd == "time sustained") {
+      const int rc = time_line(&line, cmd == "time" ? "" : cmd.substr(5));
       std::fputs(line.c_str(), stdout);
       std::fflush(stdout);
       if (rc != 0) return rc;
@@ -269,7 +277,8 @@ int run(int argc, char** argv) {
     return usage("unknown mode");
   Shape s = grid_shape(kDefM, kDefN);
   unsigned long reps = 30, warmup = 5, seed = 1;
-  std::string dump_file, chunks_file;
+  std::string dump_file, chunks_file, regime = "burst";
+  double threshold = 0.75;
   double tol = -1;
   int i = 2;
   if (mode == "dump" || mode == "compare") {
@@ -282,6 +291,26 @@ int run(int argc, char** argv) {
     if (a == "--reps") { if (!parse_uint(v, &reps) || reps == 0) return usage("bad --reps"); ++i; }
     else if (a == "--warmup") { if (!parse_uint(v, &warmup)) return usage("bad --warmup"); ++i; }
     else if (a == "--seed") { if (!parse_uint(v, &seed)) return usage("bad --seed"); ++i; }
+    else if (a == "--regime" && (mode == "time" || mode == "serve")) {
+      if (!v || (std::string(v) != "burst" && std::string(v) != "sustained")) return usage("bad --regime");
+      regime = v; ++i;
+    }
+    else if (a == "--throttle-threshold" && mode == "time") {
+      char* end = nullptr;
+      if (!v || (threshold = std::strtod(v, &end), *end != '\0') || !(threshold >= 0 && threshold < 1)) return usage("bad --throttle-threshold");
+      ++i;
+    }
+    else if ((a == "--recovery-ms" || a == "--max-discards") && mode == "time") {
+      unsigned long x;
+      if (!parse_uint(v, &x)) return usage("bad option value");
+      ++i;
+    }
+    else if ((a == "--settle-seconds" || a == "--sustain-seconds") && mode == "time") {
+      char* end = nullptr;
+      double x = 0;
+      if (!v || (x = std::strtod(v, &end), *end != '\0') || !(x >= 0)) return usage("bad seconds");
+      ++i;
+    }
     else if (a == "--chunks" && mode == "hash") { if (!v) return usage("bad --chunks"); chunks_file = v; ++i; }
     else if (a == "--tol" && mode == "compare") {
       char* end = nullptr;
@@ -378,11 +407,33 @@ int run(int argc, char** argv) {
     const double median = reps % 2 ? sorted[reps / 2] : 0.5 * (sorted[reps / 2 - 1] + sorted[reps / 2]);
     double mean = 0;
     for (double x : t) mean += x / reps;
-    emit("{\"mode\":\"time\",\"median_ms\":%.9g,\"min_ms\":%.9g,\"max_ms\":%.9g,"
+    // Regimes (docs/timing.md), modelled: a burst runs at the reference clock (1980 MHz);
+    // a sustained request runs at the power cap, slower by SWZ_FAKE_SUSTAINED_FACTOR
+    // (default 1.05) at 1600 MHz, and reports energy per run proportional to its time
+    // and misses. SWZ_FAKE_DISCARDS=N: N burst samples re-taken; SWZ_FAKE_NOT_REACHED=
+    // burst|sustained: that regime could not be held.
+    const bool sustained = regime == "sustained";
+    double scale = 1.0;
+    if (sustained) {
+      const char* f = std::getenv("SWZ_FAKE_SUSTAINED_FACTOR");
+      scale = f && *f ? std::strtod(f, nullptr) : 1.05;
+    }
+    const double miss_frac = sectors > 0 ? m.misses / sectors : 0.0;
+    const char* discards_env = std::getenv("SWZ_FAKE_DISCARDS");
+    const unsigned long discarded = !sustained && discards_env ? std::strtoul(discards_env, nullptr, 10) : 0;
+    const char* nr = std::getenv("SWZ_FAKE_NOT_REACHED");
+    const bool reached = !(nr && regime == nr);
+    emit("{\"mode\":\"time\",\"regime\":\"%s\",\"median_ms\":%.9g,\"min_ms\":%.9g,\"max_ms\":%.9g,"
                 "\"mean_ms\":%.9g,\"reps\":%lu,\"warmup\":%lu,\"times_ms\":[",
-                median, sorted.front(), sorted.back(), mean, reps, warmup);
-    for (unsigned long r = 0; r < reps; ++r) emit("%s%.9g", r ? "," : "", t[r]);
-    emit("]}\n");
+                regime.c_str(), median * scale, sorted.front() * scale, sorted.back() * scale, mean * scale, reps, warmup);
+    for (unsigned long r = 0; r < reps; ++r) emit("%s%.9g", r ? "," : "", t[r] * scale);
+    emit("],\"telemetry\":\"fake\",\"sm_mhz_min\":%d,\"sm_mhz_median\":%d,\"sm_mhz_reference\":1980,"
+         "\"clock_reasons\":%d,\"discarded\":%lu,\"throttle_threshold\":%g,",
+         sustained ? 1590 : 1980, sustained ? 1600 : 1980, sustained ? 4 : 0, discarded, threshold);
+    if (sustained) emit("\"energy_mj_per_run\":%.9g,", median * scale * (300.0 + 200.0 * miss_frac));
+    else emit("\"energy_mj_per_run\":null,");
+    if (reached) emit("\"regime_reached\":true}\n");
+    else emit("\"regime_reached\":false,\"regime_problem\":\"fake: the %s regime could not be held\"}\n", regime.c_str());
     return 0;
   }
   if (mode == "profile") {

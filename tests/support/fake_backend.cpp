@@ -126,7 +126,20 @@ ProgramRun FakeBackend::run_program(const fs::path& exe, const std::vector<std::
   const double ms = std::stod(setting(b, "ms", "1.0"));
   const bool verify_ok = setting(b, "verify", "ok") == "ok";
   const std::string hash = setting(b, "out", "same") == "same" ? "00000000000000aa" : "00000000000000bb";
-  const nlohmann::json timing = {{"median_ms", ms}, {"min_ms", ms}, {"max_ms", ms}, {"reps", 10}};
+  // The regime asked (--regime; none: a program from before regimes, no regime fields).
+  const std::string regime = arg_after(args, "--regime");
+  nlohmann::json timing = {{"median_ms", ms}, {"min_ms", ms}, {"max_ms", ms}, {"reps", 10}};
+  if (!regime.empty()) {
+    const bool sustained = regime == "sustained";
+    const double t = sustained ? std::stod(setting(b, "sms", setting(b, "ms", "1.0"))) : ms;
+    const double mhz = std::stod(sustained ? setting(b, "sclk", "1600") : setting(b, "clk", "1980"));
+    timing = {{"median_ms", t}, {"min_ms", t}, {"max_ms", t}, {"reps", 10}, {"regime", regime}, {"telemetry", "fake"},
+              {"sm_mhz_min", mhz}, {"sm_mhz_median", mhz}, {"sm_mhz_reference", 1980},
+              {"clock_reasons", sustained ? 4 : 0}, {"discarded", sustained ? 0 : std::stoi(setting(b, "discard", "0"))},
+              {"energy_mj_per_run", sustained ? nlohmann::json(std::stod(setting(b, "mj", "100"))) : nlohmann::json()},
+              {"regime_reached", setting(b, "reach", "yes") != regime}};
+    if (!timing["regime_reached"].get<bool>()) timing["regime_problem"] = "fake: the " + regime + " regime was not held";
+  }
   auto hash_part = [&](const std::string& chunks_file) {
     if (!chunks_file.empty()) (void)write_file_atomic(chunks_file, hash + "\n");
     return nlohmann::json{{"mode", "hash"}, {"bytes", 256}, {"hash", hash}, {"chunk_bytes", 256}, {"chunks", 1}};

@@ -5,7 +5,12 @@
 // behaviour taken from one comment line in it (in the swizzle region, where a
 // scripted proposal puts it):
 //   // fake: ms=0.80 l2=71 out=same verify=ok map=reverse build=ok profile=ok
-// ms      the median time in time/evaluate mode (default 1.0)
+// ms      the median time in time/evaluate mode (default 1.0); in a burst when a regime is asked
+// sms     the median time of a sustained request (default: ms)
+// clk     the burst SM clock in MHz (default 1980); sclk: the sustained one (default 1600)
+// mj      energy per run of a sustained request (default 100)
+// discard burst samples re-taken below the threshold (default 0)
+// reach   burst | sustained: that regime is reported as not reached (default: both are)
 // l2      the profile's L2 hit rate (default 50)
 // out     same | diff: the output's digest equals the identity's or not
 // verify  ok | bad: verify mode passes or reports wrong results

@@ -44,10 +44,17 @@ ToolOptions tool_options_from(const cxxopts::ParseResult& r, const std::string& 
 // PATH, then /usr/local/cuda/bin"), or the value is empty (nothing to say), that
 // suffix is dropped. Long lines are wrapped under the description column.
 std::string help_text(cxxopts::Options& o, const std::vector<std::string>& groups = {});
-// The "Objective" group: --objective time|l2 and --rounds (the interleaved re-check).
+// The "Objective" group: --objective time|l2|energy and --rounds (the interleaved
+// re-check), and the "Power regime" group (add_regime_options).
 void add_objective_options(cxxopts::Options& o);
+// The "Power regime" group: --regime burst|sustained|both and its rules
+// (--throttle-threshold, --recovery-ms, --max-discards, --settle-seconds, --sustain-seconds).
+void add_regime_options(cxxopts::Options& o);
+// Reads that group into `timing`; false with a one-line error for a bad value.
+bool regime_options_from(const cxxopts::ParseResult& r, RegimeSettings& timing, std::string& error);
 // Reads them; false with a one-line message on a bad value.
-bool objective_options_from(const cxxopts::ParseResult& r, Objective& objective, int& rounds, std::string& error);
+bool objective_options_from(const cxxopts::ParseResult& r, Objective& objective, int& rounds, RegimeSettings& timing,
+                            std::string& error);
 
 // The run settings of the shared groups into c: the Backend group (backend, arch,
 // timeouts, profile launches) and the Objective group (objective, rounds; "" or

@@ -66,6 +66,17 @@ struct Attempt {
   std::optional<double> speedup_ci_low;
   std::optional<double> speedup_ci_high;
   std::optional<bool> significant;
+  // The regime the speedup above was measured in (burst | sustained; empty: unnamed).
+  // With --regime both it is burst's, and `significant` holds only when every regime's
+  // interval excludes 1.0 on the same side and every measurement could be trusted;
+  // recheck["regimes"] has each regime's comparison.
+  std::string speedup_regime;
+  // Energy per run against the baseline's (candidate / baseline: < 1 uses less),
+  // from sustained measurements: one-shot, then the re-check's interval.
+  std::optional<double> energy_ratio;
+  std::optional<double> energy_ci_low;
+  std::optional<double> energy_ci_high;
+  std::optional<bool> energy_significant;
   nlohmann::json recheck = nlohmann::json::object();  // per-round times, rounds, one-shot speedup
   std::map<std::string, double> stage_seconds;  // propose, check, build, verify, time, profile
   std::string started_at;            // ISO-8601 UTC
@@ -81,8 +92,10 @@ void from_json(const nlohmann::json& j, Attempt& a);
 bool significantly_faster(const Attempt& a);
 // True when the attempt was re-checked and is significantly slower than the baseline.
 bool significantly_slower(const Attempt& a);
+// True when the attempt was re-checked and uses significantly less energy per run.
+bool significantly_less_energy(const Attempt& a);
 // Can the attempt be a run's best under the objective? Validated, and under time also
-// significantly faster. RunHistory::best() and report.html's best-so-far line use it.
+// significantly faster, under energy significantly less energy. RunHistory::best() and report.html's best-so-far line use it.
 bool eligible_for_best(const Attempt& a, Objective objective);
 
 struct RunHistory {

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -32,15 +33,34 @@ struct Metrics {
 void to_json(nlohmann::json& j, const Metrics& m);
 void from_json(const nlohmann::json& j, Metrics& m);
 
-// Timing from the program's own device events.
+// Timing from the program's own device events, with the power regime it was taken
+// in and what the platform's counters said meanwhile (docs/timing.md). A counter
+// the platform does not expose stays empty: never invented.
 struct Timing {
   double median_ms = 0;
   double min_ms = 0;
   double max_ms = 0;
-  int reps = 0;
+  int reps = 0;                               // samples kept
+  std::string regime;                         // burst | sustained; empty: the program did not say
+  std::string telemetry;                      // nvml | sysfs | none; empty: the program did not say
+  std::optional<double> sm_mhz_min;           // SM clock over the kept samples
+  std::optional<double> sm_mhz_median;
+  std::optional<double> sm_mhz_reference;     // the device's clock rate (the threshold's base)
+  std::optional<long long> clock_reasons;     // OR of the clock event reasons seen (NVML bits)
+  int discarded = 0;                          // burst: samples taken below the threshold, re-taken
+  std::optional<double> energy_mj_per_run;    // sustained: energy per pass over the window
+  bool regime_reached = true;                 // false: the regime could not be held (regime_problem says why)
+  std::string regime_problem;
 };
 
 void to_json(nlohmann::json& j, const Timing& t);
 void from_json(const nlohmann::json& j, Timing& t);
+
+// Names of the NVML clock event reason bits set in `reasons` ("sw_power_cap", ...;
+// unknown bits as "0x..."), in bit order.
+std::vector<std::string> clock_reason_names(long long reasons);
+// The reasons that lower the clock (power cap, thermal, slowdowns), without idle and
+// the application-clock setting: what a regime's verdict mentions.
+long long throttling_reasons(long long reasons);
 
 }  // namespace swz

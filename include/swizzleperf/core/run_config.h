@@ -4,7 +4,7 @@
 //
 // Resume rules (resume_config): a setting that defines what "best" means or how a
 // number is measured (objective, size, backend, arch, reps, warm-up, the profile
-// window) is fixed for a run's life: naming a different value on --resume is
+// window, the power regime and its rules) is fixed for a run's life: naming a different value on --resume is
 // refused with one line, because the recorded baseline and attempts were judged
 // under the old one. Every other setting (iterations, re-check rounds, timeouts,
 // the proposer and its LLM settings, build jobs, host compiler) may change: the new
@@ -27,9 +27,40 @@ namespace swz {
 // significant speedup (> 1); none when nothing is significantly faster. l2: the
 // paper's ranking, highest L2 hit rate then lowest time (reports flag a best that is
 // significantly slower than the baseline).
-enum class Objective { time, l2 };
+// energy: the validated candidate with the lowest energy per run whose energy ratio
+// against the baseline is significantly below 1 (measured in the sustained regime,
+// the only one where the counter can attribute energy to runs; docs/timing.md).
+enum class Objective { time, l2, energy };
 std::string to_string(Objective o);
 std::optional<Objective> objective_from_string(const std::string& s);
+
+// The power regime a speed measurement is taken in (--regime; docs/timing.md).
+// burst: short requests after a pause, samples taken below the throttle threshold
+// discarded and re-taken; sustained: back-to-back passes for seconds, only the
+// settled window timed; both: every re-check in both. unnamed: a history written
+// before regimes existed (its programs were timed without regime options; a resumed
+// one goes on that way).
+enum class Regime { burst, sustained, both, unnamed };
+std::string to_string(Regime r);
+std::optional<Regime> regime_from_string(const std::string& s);  // burst | sustained | both
+
+// How the program is asked to time itself in each regime (its time-mode options).
+struct RegimeSettings {
+  Regime regime = Regime::unnamed;      // the CLI's default is both (--regime)
+  double throttle_threshold = 0.75;     // burst: discard a sample below this x the device's clock rate; 0: never
+  int recovery_ms = 50;                 // burst: wait after a discarded sample
+  int max_discards = 30;                // burst: discards per request before the regime counts as not reached
+  double settle_s = 1.0;                // sustained: back-to-back passes before the timed window
+  double sustain_s = 2.0;               // sustained: the timed window
+  // The regimes a re-check measures, in order (unnamed: one, without regime options).
+  std::vector<Regime> measured() const;
+  // The regime of the one-shot timing in evaluate: sustained when the re-check
+  // measures sustained only or `objective` is energy, burst otherwise.
+  Regime screening(Objective objective) const;
+  // The program's time-mode options for the regimes' rules ({} for unnamed); the
+  // regime itself is named per request (`--regime R`, or `time R` to a serving program).
+  std::vector<std::string> program_args() const;
+};
 
 // The LLM proposer's settings as recorded (the API key itself never: only the name
 // of the variable that holds it).
@@ -64,6 +95,7 @@ struct RunConfig {
   int time_reps = 30;
   int warmup = 5;
   int profile_launches = 24;            // the profile window's size (backend ToolOptions)
+  RegimeSettings timing;                // the power regime and its rules
   // May change on resume.
   int iterations = 10;                  // attempts that reach the GPU or the check (duplicates excluded)
   int recheck_rounds = 6;               // interleaved rounds for a candidate that could become best; 0: off

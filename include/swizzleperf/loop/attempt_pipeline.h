@@ -8,8 +8,10 @@
 //   evaluate  verify against the CPU reference, full-size output against the
 //             baseline's reference (loop/output_check), time: one `evaluate`
 //             process when the program has that mode, else three
-//   recheck   interleaved A/B rounds against the baseline binary: the speedup,
-//             its 95 % interval and whether it excludes 1.0 (loop/speed_judge)
+//   recheck   interleaved A/B rounds against the baseline binary, once per power
+//             regime the run measures (burst, sustained or both): the speedup,
+//             its 95 % interval, whether it excludes 1.0 and can be trusted, the
+//             clocks and the energy ratio (loop/speed_judge, docs/timing.md)
 //   profile   the profiler's metrics over the run's launch window
 //
 // Each stage writes what it learns into the Attempt (its record in the history),
@@ -28,6 +30,7 @@
 #include "swizzleperf/core/hardware.h"
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/program_info.h"
+#include "swizzleperf/core/run_config.h"
 #include "swizzleperf/core/region_validator.h"
 #include "swizzleperf/loop/build_pool.h"
 
@@ -43,6 +46,8 @@ struct MeasureSetup {
   int time_reps = 30;
   int warmup = 5;
   int recheck_rounds = 6;
+  RegimeSettings timing;            // the regimes measured and their rules
+  Objective objective = Objective::time;  // energy: the one-shot timing is sustained
   std::string host_cxx = "c++";
   std::filesystem::path baseline_dir;  // the baseline's attempt dir: its output reference
 };
@@ -67,8 +72,11 @@ class AttemptPipeline {
   const MeasureSetup& setup() const { return setup_; }
   // {"--size", "a,b,c"} or empty.
   std::vector<std::string> size_args() const;
-  // {"time", "--reps", R, "--warmup", W, size args...}.
+  // {"time", "--reps", R, "--warmup", W, size args..., the regime rules' options}:
+  // what the re-check gives both programs (it names the regime per request).
   std::vector<std::string> time_args() const;
+  // time_args() and `--regime R` of the one-shot timing (RegimeSettings::screening).
+  std::vector<std::string> screening_args() const;
 
   // The program's info line at the setup's size (the baseline's binary), written to dir/info.json.
   Result<ProgramInfo> read_info(const std::filesystem::path& exe, const std::filesystem::path& dir);

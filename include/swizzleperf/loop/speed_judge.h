@@ -10,10 +10,26 @@
 // inputs set up once, and each run is a "time" request to it; otherwise each run is
 // its own `time` process. A failed run is an Error naming the program; nothing is
 // retried. Used by the optimize loop's re-check and by `gate`.
+//
+// Regimes (docs/timing.md): a comparison is taken in one power regime, named to
+// each program per request (`time burst` / `time sustained` to a serving program,
+// `--regime R` to a time process). Each run's answer brings its SM clock, clock
+// event reasons, discarded samples and energy per run; the comparison keeps them
+// per round and decides whether its verdict can be trusted:
+//  - a run that could not hold the regime (regime_reached false: the discard bound
+//    was hit, the kernel is too long for the sustained window, the clock did not
+//    settle) makes the comparison untrusted, with that run's sentence;
+//  - in burst, both members of a pair should run at the same unthrottled clock: a
+//    pair whose median SM clocks differ by more than kPairClockTolerance is clock
+//    drift, not the swizzle, and makes it untrusted. In sustained the clocks differ
+//    by design (the order changes the power drawn, hence the clock under the cap):
+//    they are reported, not judged.
+// An untrusted comparison keeps its numbers and is never significant.
 #pragma once
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,7 +49,12 @@ inline constexpr int kDefaultRecheckRounds = 6;  // the fewest that can give a 9
 // or 0.5 s between requests (bench/results/2026-11-23-h100-recheck-modes).
 inline constexpr std::chrono::milliseconds kServedPause{250};
 
+// The most two members of a burst pair's median SM clocks may differ (relative to
+// the higher) before the pair counts as clock drift.
+inline constexpr double kPairClockTolerance = 0.05;
+
 struct SpeedComparison {
+  std::string regime;                // burst | sustained; empty: unnamed (no regime options)
   PairedRatio ratio;                 // speedup = baseline / candidate, its interval, significant
   std::vector<double> baseline_ms;   // per-round medians, in run order
   std::vector<double> candidate_ms;
@@ -41,14 +62,29 @@ struct SpeedComparison {
   int runs = 0;                      // time-mode runs made (2 * rounds)
   bool served = false;               // the runs were requests to two serving programs
   int pause_ms = 0;                  // the pause before each served request after the first
+  // Per round, as each run reported them (-1: the platform did not say).
+  std::vector<double> baseline_mhz, candidate_mhz;  // median SM clock of the run
+  std::vector<double> baseline_mj, candidate_mj;    // energy per run (sustained; -1 unknown)
+  int baseline_discarded = 0, candidate_discarded = 0;  // burst samples re-taken below the threshold
+  long long clock_reasons = 0;       // OR of every run's clock event reasons
+  std::optional<PairedRatio> energy; // candidate / baseline energy per run, when every round has both
+  bool trusted = true;
+  std::string untrusted;             // one line: why no winner may be named on it
+  // Significant and trusted.
+  bool decisive() const { return trusted && ratio.significant; }
 };
 
 void to_json(nlohmann::json& j, const SpeedComparison& c);
 
 // `args` are the time-mode arguments both programs get (e.g. {"time", "--reps", "30",
-// "--warmup", "5", "--size", ...}); the median is read from each run's JSON line.
+// "--warmup", "5", "--size", ..., the regime rules' options}); `regime` is "burst",
+// "sustained" or "" (unnamed: no regime named, as programs from before regimes).
+// The median is read from each run's JSON line.
 Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::path& exe_base,
                                       const std::filesystem::path& exe_cand, const std::vector<std::string>& args,
-                                      int rounds, std::chrono::seconds timeout);
+                                      int rounds, std::chrono::seconds timeout, const std::string& regime = "");
+
+// One line for a console or report: "burst 1.30x [1.29, 1.31] significant, clock 1980/1980 MHz".
+std::string describe_comparison(const SpeedComparison& c);
 
 }  // namespace swz

@@ -27,6 +27,7 @@ struct SweepOptions {
   std::string host_cxx = "c++";
   Objective objective = Objective::time;  // what the verdict judges (see sweep_verdict)
   int rounds = 6;                          // interleaved timing rounds per size (0: one run each)
+  RegimeSettings timing;                   // the power regimes measured (core/run_config.h)
 };
 
 struct SweepPoint {
@@ -38,6 +39,9 @@ struct SweepPoint {
   // 95 % interval and whether it excludes 1.0.
   std::optional<double> speedup, speedup_ci_low, speedup_ci_high;
   std::optional<bool> significant;
+  std::string regime;                      // the speedup's regime (burst | sustained; empty: unnamed)
+  nlohmann::json regimes;                  // each regime's comparison (the re-check's "regimes")
+  std::string untrusted;                   // why the verdict names no winner on a measurement
   Objective objective = Objective::time;
 };
 

@@ -30,6 +30,7 @@ struct KernelResult {
   std::optional<double> speedup_ci_low, speedup_ci_high;
   std::optional<bool> significant;
   std::string objective;
+  std::string regime;          // the power regime of the speedup (burst | sustained); empty: not said
 };
 
 struct ResultSet {
@@ -46,5 +47,8 @@ std::string kernel_key(const std::string& kernel_or_path);
 Result<ResultSet> results_from_json(const nlohmann::json& j, const std::string& source);
 // A file, a suite dir (suite-summary.json) or a run dir (history.json).
 Result<ResultSet> load_results(const std::filesystem::path& path);
+// Error (one line) when a kernel in both sets had its speedup measured in different
+// power regimes: a burst number and a sustained one are not comparable.
+Status check_same_regimes(const ResultSet& old_set, const ResultSet& new_set);
 
 }  // namespace swz

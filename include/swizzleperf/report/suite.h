@@ -31,6 +31,9 @@ struct SuiteRow {
   // (time: false and no best_pattern when nothing was significantly faster).
   std::optional<double> speedup_ci_low, speedup_ci_high;
   std::optional<bool> significant;
+  std::string speedup_regime;      // burst | sustained (the speedup's); empty: unnamed
+  nlohmann::json regimes;          // each regime's re-check of the best (report.h regimes_json)
+  std::optional<double> energy_ratio;  // the best's energy per run / the baseline's (sustained)
   std::string objective;
   std::string verdict;             // report.h speed_verdict: "no significant speedup", "slower: ..."
   std::string best_l2_pattern;     // the highest-L2 candidate, whatever the objective
