@@ -124,6 +124,18 @@ TEST(NewcomerE2E, EveryBadOptionValueIsOneLineExitTwoWithOrWithoutAGpu) {
       {{"check", gemm, "--dies", "-4"}, "--dies -4"},
       {{"build", gemm, "--build-timeout", "0"}, "--build-timeout 0"},
       {{"compare", "a.json", "b.json", "c.json"}, "compare needs exactly two results"},
+      {{"optimize", gemm, "--regime", "hot"}, "--regime 'hot' is not one of: burst, sustained, both"},
+      {{"optimize", gemm, "--throttle-threshold", "1.5"}, "--throttle-threshold 1.5: use a fraction"},
+      {{"optimize", gemm, "--sustain-seconds", "0"}, "--sustain-seconds 0"},
+      {{"optimize", gemm, "--settle-seconds", "-1"}, "--settle-seconds -1"},
+      {{"optimize", gemm, "--max-discards", "-1"}, "--max-discards -1"},
+      {{"optimize", gemm, "--recovery-ms", "-5"}, "--recovery-ms -5"},
+      {{"optimize", gemm, "--objective", "energy", "--regime", "burst"}, "energy per run is measured in the sustained regime only"},
+      {{"optimize", gemm, "--objective", "energy", "--rounds", "0"}, "--objective energy with --rounds 0"},
+      {{"suite", gemm, "--regime", "cold"}, "--regime 'cold'"},
+      {{"gate", gemm, "--regime", "cold"}, "--regime 'cold'"},
+      {{"gate", gemm, "--throttle-threshold", "-0.1"}, "--throttle-threshold -0.1"},
+      {{"sweep", gemm, "--run", "r", "--sizes", "64,64,64", "--regime", "cold"}, "--regime 'cold'"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args[0] + " " + c.part);

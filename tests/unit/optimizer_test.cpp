@@ -330,5 +330,87 @@ TEST_F(LoopTest, PrefetchedBuildsGiveTheSameHistoryAsSerialOnes) {
   }
 }
 
+// ---- power regimes (docs/timing.md) ----------------------------------------------------
+
+TEST_F(LoopTest, RegimeBothRechecksInBurstAndSustainedAndNamesEachNumbersRegime) {
+  config.timing.regime = Regime::both;
+  test::ScriptedProposer p;
+  // Burst 2.0x; sustained 1.0 / 0.8 = 1.25x at a lower clock (by design, not judged); 80 % of the energy.
+  p.propose("fast", fake_region("ms=0.5 sms=0.8 sclk=1500 mj=80 map=reverse"));
+  config.iterations = 1;
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  const Attempt& a = s->history.attempts.at(0);
+  EXPECT_EQ(a.speedup_regime, "burst");
+  EXPECT_NEAR(a.speedup.value_or(0), 2.0, 1e-9);
+  EXPECT_TRUE(a.significant.value_or(false)) << a.recheck.dump();
+  ASSERT_TRUE(a.recheck.contains("regimes")) << a.recheck.dump();
+  EXPECT_NEAR(a.recheck["regimes"]["sustained"]["speedup"].get<double>(), 1.25, 1e-9);
+  EXPECT_EQ(a.recheck["regimes"]["sustained"]["candidate_mhz_median"].get<double>(), 1500);
+  EXPECT_TRUE(a.recheck["regimes"]["sustained"]["trusted"].get<bool>()) << "sustained clocks differ by design";
+  EXPECT_NEAR(a.energy_ratio.value_or(0), 0.8, 1e-9);
+  EXPECT_TRUE(a.energy_significant.value_or(false));
+  // The one-shot timing was a burst; the baseline's too (the program was asked for it).
+  EXPECT_EQ(s->history.baseline->timing->regime, "burst");
+  ASSERT_NE(s->history.best(), nullptr);
+  // Every time request named a regime and carried its rules.
+  EXPECT_EQ(recorded().config.timing.regime, Regime::both);
+}
+
+TEST_F(LoopTest, ASustainedLossMeansNoWinnerUnderBoth) {
+  config.timing.regime = Regime::both;
+  config.iterations = 1;
+  test::ScriptedProposer p;
+  p.propose("burst-only", fake_region("ms=0.5 sms=1.2 map=reverse"));  // faster in bursts, slower sustained
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  const Attempt& a = s->history.attempts.at(0);
+  EXPECT_FALSE(a.significant.value_or(true)) << "both regimes must agree";
+  EXPECT_EQ(s->history.best(), nullptr);
+}
+
+TEST_F(LoopTest, AClockThatMovesWithinABurstPairNamesNoWinner) {
+  config.timing.regime = Regime::burst;
+  config.iterations = 1;
+  test::ScriptedProposer p;
+  p.propose("drifted", fake_region("ms=0.5 clk=1700 map=reverse"));  // baseline at 1980: 14 % apart
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  const Attempt& a = s->history.attempts.at(0);
+  EXPECT_FALSE(a.significant.value_or(true));
+  ASSERT_TRUE(a.recheck.contains("untrusted")) << a.recheck.dump();
+  EXPECT_NE(a.recheck["untrusted"].get<std::string>().find("SM clock moved"), std::string::npos);
+  EXPECT_EQ(s->history.best(), nullptr);
+}
+
+TEST_F(LoopTest, ARegimeNotReachedNamesNoWinnerAndSaysWhy) {
+  config.timing.regime = Regime::sustained;
+  config.iterations = 1;
+  test::ScriptedProposer p;
+  p.propose("hot", fake_region("ms=0.5 sms=0.5 reach=sustained map=reverse"));
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  const Attempt& a = s->history.attempts.at(0);
+  EXPECT_EQ(a.speedup_regime, "sustained");
+  EXPECT_FALSE(a.significant.value_or(true));
+  EXPECT_NE(a.recheck.value("untrusted", "").find("was not held"), std::string::npos) << a.recheck.dump();
+}
+
+TEST_F(LoopTest, ObjectiveEnergyRanksByEnergyPerRunMeasuredSustained) {
+  config.objective = Objective::energy;
+  config.timing.regime = Regime::both;
+  config.iterations = 2;
+  test::ScriptedProposer p;
+  p.propose("fast-hungry", fake_region("ms=0.5 sms=0.6 mj=120 map=reverse"))
+      .propose("frugal", fake_region("ms=0.9 sms=0.95 mj=70 map=rotate"));
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  const auto& h = s->history;
+  EXPECT_EQ(h.baseline->timing->regime, "sustained") << "energy screens in the sustained regime";
+  ASSERT_NE(h.best(), nullptr);
+  EXPECT_EQ(h.best()->label, "frugal");
+  EXPECT_NEAR(h.best()->energy_ratio.value_or(0), 0.7, 1e-9);
+}
+
 }  // namespace
 }  // namespace swz

@@ -94,5 +94,49 @@ TEST(RunConfig, SizeText) {
   EXPECT_EQ(size_text({8192, 8192, 2048}), "8192,8192,2048");
 }
 
+TEST(RunConfigRegime, SerialisedReadBackAndFixedOnResume) {
+  RunConfig c;
+  c.timing.regime = Regime::sustained;
+  c.timing.throttle_threshold = 0.9;
+  c.timing.sustain_s = 3;
+  const RunConfig back = run_config_from_json(nlohmann::json(c));
+  EXPECT_EQ(back.timing.regime, Regime::sustained);
+  EXPECT_EQ(back.timing.throttle_threshold, 0.9);
+  EXPECT_EQ(back.timing.sustain_s, 3);
+  RunConfig asked = c;
+  asked.timing.regime = Regime::burst;
+  auto r = resume_config(c, asked, {"regime"}, "t", 3);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("--regime burst on --resume: this run was measured with regime sustained"),
+            std::string::npos) << r.error().message;
+  asked = c;
+  asked.timing.throttle_threshold = 0.5;
+  EXPECT_FALSE(resume_config(c, asked, {"throttle-threshold"}, "t", 3));
+}
+
+TEST(RunConfigRegime, AHistoryFromBeforeRegimesIsUnnamedAndTimedWithoutRegimeOptions) {
+  const RunConfig c = run_config_from_json(nlohmann::json{{"objective", "time"}, {"reps", 30}});
+  EXPECT_EQ(c.timing.regime, Regime::unnamed);
+  EXPECT_TRUE(c.timing.program_args().empty());
+  EXPECT_EQ(c.timing.measured(), std::vector<Regime>{Regime::unnamed});
+  EXPECT_EQ(c.timing.screening(Objective::time), Regime::unnamed);
+}
+
+TEST(RunConfigRegime, WhatEachRegimeMeasuresAndScreensIn) {
+  RegimeSettings t;
+  t.regime = Regime::both;
+  EXPECT_EQ(t.measured(), (std::vector<Regime>{Regime::burst, Regime::sustained}));
+  EXPECT_EQ(t.screening(Objective::time), Regime::burst);
+  EXPECT_EQ(t.screening(Objective::energy), Regime::sustained) << "energy needs the sustained window";
+  t.regime = Regime::sustained;
+  EXPECT_EQ(t.screening(Objective::time), Regime::sustained);
+  const auto args = t.program_args();
+  ASSERT_EQ(args.size(), 10u);
+  EXPECT_EQ(args[0], "--throttle-threshold");
+  EXPECT_EQ(args[1], "0.75");
+  EXPECT_EQ(objective_from_string("energy"), Objective::energy);
+  EXPECT_EQ(regime_from_string("unnamed"), std::nullopt) << "not a value a user can ask for";
+}
+
 }  // namespace
 }  // namespace swz
