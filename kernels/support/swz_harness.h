@@ -9,7 +9,13 @@
 // swz_main implements the program CLI the tool relies on:
 //   prog info    [--size a,b,..]                          geometry, no GPU needed
 //   prog verify  [--seed S]                               every verify size vs. the CPU reference
-//   prog time    [--size ..] [--reps N] [--warmup W] [--seed S]   L2 flushed before each rep
+//   prog time    [--size ..] [--reps N] [--warmup W] [--seed S] [REGIME OPTIONS]
+//                                                         timed passes in a power regime:
+//                                                         burst (default): L2 flushed before
+//                                                         each rep, reps below the throttle
+//                                                         threshold discarded and re-taken;
+//                                                         sustained: back-to-back batches
+//                                                         after a settling time
 //   prog profile [--size ..] [--seed S]                   run() exactly once (profiler wraps this)
 //   prog dump FILE [--size ..] [--seed S]                 raw output bytes to FILE
 //   prog hash [--size ..] [--seed S] [--chunks FILE]      64-bit digest of the output bytes,
@@ -17,12 +23,22 @@
 //   prog compare BASELINE_FILE [--tol T] [--size ..] [--seed S]
 //                                                         output vs a dump, compared on the device
 //   prog evaluate [--size ..] [--seed S] [--reps N] [--warmup W] [--chunks FILE]
-//                 [--baseline FILE [--tol T]]             verify + hash (or compare) + time in one
+//                 [--baseline FILE [--tol T]] [REGIME OPTIONS]
+//                                                         verify + hash (or compare) + time in one
 //                                                         process, sharing the full-size setup
-//   prog serve [--size ..] [--reps N] [--warmup W] [--seed S]
+//   prog serve [--size ..] [--reps N] [--warmup W] [--seed S] [REGIME OPTIONS]
 //                                                         full-size setup once, a ready line, then
-//                                                         one time line per "time" line on stdin,
-//                                                         until "quit" or end of input
+//                                                         one time line per "time", "time burst"
+//                                                         or "time sustained" line on stdin
+//                                                         ("time": --regime's), until "quit" or
+//                                                         end of input
+// REGIME OPTIONS (time, evaluate, serve; see time_burst / time_sustained below):
+//   --regime burst|sustained (burst)   --throttle-threshold F (0.75; 0 <= F < 1, 0 = off)
+//   --recovery-ms M (50)   --max-discards N (30)   --settle-seconds S (2.0)
+//   --sustain-seconds S (3.0)
+// The time line names its regime, the telemetry source (swz_telemetry.h: NVML, amdgpu sysfs or
+// none), the SM clocks, clock-limit reasons and energy it saw, and whether the regime was
+// reached; a number that could not be read is null.
 // Each mode prints one JSON line, always the last stdout line. Exit codes: 0 ok,
 // 1 validation failed, 2 usage error, 3 runtime/HIP error.
 #ifndef SWZ_HARNESS_H
@@ -39,6 +55,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "swz_telemetry.h"
 
 #define SWZ_HD __host__ __device__
 
@@ -323,7 +341,8 @@ namespace swz_detail {
 inline void usage_error(const std::string& msg) {
   fail(2, msg + " (usage: prog info|verify|time|profile|dump FILE|hash|compare BASELINE_FILE|evaluate|serve"
                 " [--size a,b,..] [--seed S] [--reps N] [--warmup W] [--chunks FILE] [--tol T]"
-                " [--baseline FILE])");
+                " [--baseline FILE] [--regime burst|sustained] [--throttle-threshold F]"
+                " [--recovery-ms M] [--max-discards N] [--settle-seconds S] [--sustain-seconds S])");
 }
 
 inline bool parse_ll(const char* s, long long* out) {
@@ -332,6 +351,16 @@ inline bool parse_ll(const char* s, long long* out) {
   errno = 0;
   long long v = std::strtoll(s, &end, 10);
   if (errno != 0 || *end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+inline bool parse_double(const std::string& s, double* out) {  // a finite number, whole string
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(s.c_str(), &end);
+  if (errno != 0 || *end != '\0' || !std::isfinite(v)) return false;
   *out = v;
   return true;
 }
@@ -359,6 +388,13 @@ struct Args {
   long long warmup = 5;
   std::string chunks_file;  // hash --chunks FILE
   double tol = -1;          // compare --tol T (< 0: the program's dump_tol)
+  // Power regime of time / evaluate / serve (time_json).
+  std::string regime = "burst";      // --regime burst|sustained
+  double throttle_threshold = 0.75;  // burst: discard a rep whose SM clock < F x reference
+  long long recovery_ms = 50;        // burst: sleep after a discarded rep
+  long long max_discards = 30;       // burst: discards allowed per request
+  double settle_s = 2.0;             // sustained: untimed batches before the window
+  double sustain_s = 3.0;            // sustained: the measured window
 };
 
 inline Args parse_args(const SwzProgram& prog, int argc, char** argv) {
@@ -378,7 +414,10 @@ inline Args parse_args(const SwzProgram& prog, int argc, char** argv) {
   auto allowed = [&](const std::string& opt) {
     if (opt == "--size") return a.mode != "verify";
     if (opt == "--seed") return a.mode != "info";
-    if (opt == "--reps" || opt == "--warmup") return a.mode == "time" || a.mode == "evaluate" || a.mode == "serve";
+    if (opt == "--reps" || opt == "--warmup" || opt == "--regime" || opt == "--throttle-threshold" ||
+        opt == "--recovery-ms" || opt == "--max-discards" || opt == "--settle-seconds" ||
+        opt == "--sustain-seconds")
+      return a.mode == "time" || a.mode == "evaluate" || a.mode == "serve";
     if (opt == "--chunks") return a.mode == "hash" || a.mode == "evaluate";
     if (opt == "--tol") return a.mode == "compare" || a.mode == "evaluate";
     if (opt == "--baseline") return a.mode == "evaluate";
@@ -435,12 +474,31 @@ inline Args parse_args(const SwzProgram& prog, int argc, char** argv) {
       if (val.empty()) usage_error("--chunks wants a file name");
       a.chunks_file = val;
     } else if (opt == "--tol") {
-      char* end = nullptr;
-      errno = 0;
-      const double t = std::strtod(val.c_str(), &end);
-      if (val.empty() || errno != 0 || *end != '\0' || !(t >= 0) || !std::isfinite(t))
-        usage_error("--tol wants a finite number >= 0");
+      double t = 0;
+      if (!parse_double(val, &t) || !(t >= 0)) usage_error("--tol wants a finite number >= 0");
       a.tol = t;
+    } else if (opt == "--regime") {
+      if (val != "burst" && val != "sustained") usage_error("--regime wants burst or sustained, got '" + val + "'");
+      a.regime = val;
+    } else if (opt == "--throttle-threshold") {
+      double t = 0;
+      if (!parse_double(val, &t) || !(t >= 0 && t < 1))
+        usage_error("--throttle-threshold wants a number >= 0 and < 1 (0: keep every rep)");
+      a.throttle_threshold = t;
+    } else if (opt == "--recovery-ms") {
+      if (!parse_ll(val.c_str(), &v) || v < 0) usage_error("--recovery-ms wants an integer >= 0");
+      a.recovery_ms = v;
+    } else if (opt == "--max-discards") {
+      if (!parse_ll(val.c_str(), &v) || v < 0) usage_error("--max-discards wants an integer >= 0");
+      a.max_discards = v;
+    } else if (opt == "--settle-seconds") {
+      double t = 0;
+      if (!parse_double(val, &t) || !(t >= 0)) usage_error("--settle-seconds wants a number >= 0");
+      a.settle_s = t;
+    } else if (opt == "--sustain-seconds") {
+      double t = 0;
+      if (!parse_double(val, &t) || !(t > 0)) usage_error("--sustain-seconds wants a number > 0");
+      a.sustain_s = t;
     }
   }
   if (!a.has_size) a.size = prog.default_size();
@@ -599,11 +657,98 @@ inline int mode_verify(SwzProgram& prog, const Args& a) {
   return ok ? 0 : 1;
 }
 
-// Timed passes of the prepared program; the time JSON line.
-inline std::string time_json(SwzProgram& prog, const Args& a) {
-  sync_launches() = false;
+// ---- time: timed passes in a power regime --------------------------------------------
+// A swizzle changes DRAM traffic, hence power, hence the SM clock under the board's power
+// cap (on an H100, during 30 back-to-back reps the SM clock fell from 1980 to ~1550 MHz with
+// NVML clocks-event reason 0x4, SW power cap). So a timing names its power regime:
+//   burst      every rep starts from a flushed L2 on a GPU near its reference clock: reps
+//              timed while the clock was below --throttle-threshold x reference are
+//              discarded and taken again after a pause (time_burst);
+//   sustained  passes back to back after a settling time, the steady state the power cap
+//              allows, with the energy per pass (time_sustained).
+// The clock, reasons and energy come from swz_telemetry.h; what cannot be read is null in
+// the time line, never estimated.
+
+inline double seconds_since(const std::chrono::steady_clock::time_point& t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct TelemetryState {
+  swz_telemetry::Telemetry tel;
+  double reference_mhz = NAN;  // hipDeviceAttributeClockRate: nvbench's "default clock rate"
+};
+
+// The device's telemetry, opened once per process on first use (every mode that times has
+// called init_device by then; serve times many requests with it).
+inline TelemetryState& telemetry() {
+  static TelemetryState s;
+  static bool opened = false;
+  if (!opened) {
+    opened = true;
+    char bus[64] = {0};
+    if (hipDeviceGetPCIBusId(bus, static_cast<int>(sizeof bus), 0) == hipSuccess) s.tel.open(bus);
+    int khz = 0;
+    if (hipDeviceGetAttribute(&khz, hipDeviceAttributeClockRate, 0) == hipSuccess && khz > 0)
+      s.reference_mhz = khz / 1000.0;
+    // A failed query only leaves its value unknown; it must not surface later as the
+    // program's error (SWZ_CHECK_LAUNCH reads hipGetLastError).
+    (void)hipGetLastError();
+  }
+  return s;
+}
+
+// What time_burst / time_sustained measured; time_line prints it.
+struct TimeResult {
+  std::vector<double> times;   // ms per pass of each kept sample
+  std::vector<double> clocks;  // SM MHz of each kept sample (-1: not read)
+  long long reasons = -1;      // OR of the reason masks read, kept and discarded; -1: none read
+  long long discarded = 0;
+  long long warmup = 0;        // warm-up passes run
+  double energy_mj_per_run = NAN;
+  bool reached = true;
+  std::string problem;         // why not reached
+  std::string extra;           // regime-specific fields: ",\"passes\":..,..." (sustained)
+};
+
+inline void note_reasons(TimeResult* r, const swz_telemetry::Sample& s) {
+  if (s.reasons >= 0) r->reasons = (r->reasons < 0 ? 0 : r->reasons) | s.reasons;
+}
+
+inline double median_of(std::vector<double> v) {  // NAN when empty
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+inline std::vector<double> known(const std::vector<double>& v) {  // the values >= 0
+  std::vector<double> o;
+  for (double x : v)
+    if (x >= 0) o.push_back(x);
+  return o;
+}
+
+inline std::string fmt_short(double v) {  // 4 significant digits, for sentences
+  char b[32];
+  std::snprintf(b, sizeof b, "%.4g", v);
+  return b;
+}
+
+// burst: `warmup` untimed passes, then for each rep: L2 flush (a 256 MB memset, untimed),
+// one event-timed pass, sync, one telemetry sample. When the threshold is > 0 and both the
+// reference and the sample's clock are known, a rep whose clock is below threshold x
+// reference is discarded: sleep --recovery-ms, take that rep again. --max-discards bounds
+// the discards of one request: the next one below the threshold ends it with the reps kept
+// so far and regime_reached false. Unknown clocks keep every rep (as before regimes).
+// Energy per run is null here: the energy counter cannot attribute energy to ~1 ms passes
+// separated by flushes and syncs (it advances in steps of tens of ms, and the flush draws
+// power too); sustained reports it. So burst does not read the counter (one NVML energy
+// read took 4.2 ms on an H100, which would only idle the GPU between reps).
+inline TimeResult time_burst(SwzProgram& prog, const Args& a, TelemetryState& ts) {
+  TimeResult r;
+  r.warmup = a.warmup;
   const size_t kFlushBytes = size_t(256) << 20;  // larger than any L2 / MALL we target
-  // Freed below, not left to free_all(): serve mode calls this once per request.
+  // Freed below, not left to free_all(): serve mode times once per request.
   void* scratch_mem = nullptr;
   SWZ_CHECK(hipMalloc(&scratch_mem, kFlushBytes));
   unsigned char* scratch = static_cast<unsigned char*>(scratch_mem);
@@ -612,36 +757,207 @@ inline std::string time_json(SwzProgram& prog, const Args& a) {
   SWZ_CHECK(hipEventCreate(&stop));
   for (long long i = 0; i < a.warmup; ++i) prog.run();
   SWZ_CHECK(hipDeviceSynchronize());
-  std::vector<double> times;
-  for (long long i = 0; i < a.reps; ++i) {
-    SWZ_CHECK(hipMemsetAsync(scratch, static_cast<int>(i & 0xFF), kFlushBytes, 0));  // untimed
+  const double floor_mhz = a.throttle_threshold > 0 && ts.reference_mhz > 0
+                               ? a.throttle_threshold * ts.reference_mhz
+                               : NAN;
+  for (long long flush = 0; static_cast<long long>(r.times.size()) < a.reps; ++flush) {
+    SWZ_CHECK(hipMemsetAsync(scratch, static_cast<int>(flush & 0xFF), kFlushBytes, 0));  // untimed
     SWZ_CHECK(hipEventRecord(start, 0));
     prog.run();
     SWZ_CHECK(hipEventRecord(stop, 0));
     SWZ_CHECK(hipEventSynchronize(stop));
     float ms = 0;
     SWZ_CHECK(hipEventElapsedTime(&ms, start, stop));
-    times.push_back(ms);
+    const swz_telemetry::Sample s = ts.tel.sample(false);  // no energy in burst (see above)
+    note_reasons(&r, s);
+    if (std::isfinite(floor_mhz) && s.sm_mhz >= 0 && s.sm_mhz < floor_mhz) {
+      if (++r.discarded > a.max_discards) {
+        r.reached = false;
+        r.problem = std::to_string(r.discarded) + (r.discarded == 1 ? " sample was" : " samples were") +
+                    " below the throttle threshold (" + fmt_short(floor_mhz) + " MHz = " +
+                    fmt_num(a.throttle_threshold) + " x " + fmt_short(ts.reference_mhz) +
+                    " MHz); the bound --max-discards " + std::to_string(a.max_discards) + " was hit";
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(a.recovery_ms));
+      continue;
+    }
+    r.times.push_back(ms);
+    r.clocks.push_back(s.sm_mhz);
   }
   SWZ_CHECK(hipDeviceSynchronize());
   SWZ_CHECK(hipGetLastError());
   SWZ_CHECK(hipEventDestroy(start));
   SWZ_CHECK(hipEventDestroy(stop));
   SWZ_CHECK(hipFree(scratch_mem));
-  std::vector<double> sorted = times;
+  return r;
+}
+
+// sustained: max(1, warmup) warm-up passes, each event-timed (the last one sizes the
+// batches), then passes back to back with no flush, in batches of
+// K = max(1, ceil(20 ms / one pass)). Each batch is event-timed (start before its first
+// pass, stop after its last); after it, sync (on its stop event) and one telemetry sample.
+// The next batch is queued before the host waits for one, so the GPU does not idle while
+// the host syncs and reads NVML (in series those gaps were 4-7 ms per ~25 ms batch on an
+// H100, 15-20 % of the wall time, mostly the 4.2 ms energy read); the energy counter is
+// read only at the window's two ends. Batches during the first --settle-seconds only let the
+// clock settle; the window starts where the last of them ends and takes batches until
+// --sustain-seconds of wall time have passed, one sample each (per-pass time elapsed / K).
+// Energy per run: the counter read when the last settling batch ended (the window's first
+// batch already queued behind it) and after the window's last batch, its growth divided by
+// the window's passes; null when a reading is missing or it did not grow. Not reached:
+// fewer than 5 window batches, or the median clocks of the window's first and second
+// halves more than 10 % apart. 10 %, not less: the check is for a window that still holds
+// the drop from the boost clock to the power-capped one (1980 -> ~1450 MHz, 25 %, on the
+// H100 with gemm_tc); under the cap the clock keeps sliding a few % for minutes as the GPU
+// warms (2-5 % between the halves of a 3 s window on the H100,
+// bench/results/2026-11-24-h100-regime), which interleaved rounds put into both members.
+inline TimeResult time_sustained(SwzProgram& prog, const Args& a, TelemetryState& ts) {
+  TimeResult r;
+  hipEvent_t start[2], stop[2];  // batch b uses pair b % 2: two batches in flight at most
+  for (int i = 0; i < 2; ++i) {
+    SWZ_CHECK(hipEventCreate(&start[i]));
+    SWZ_CHECK(hipEventCreate(&stop[i]));
+  }
+  auto queue_batch = [&](int slot, long long passes) {
+    SWZ_CHECK(hipEventRecord(start[slot], 0));
+    for (long long i = 0; i < passes; ++i) prog.run();
+    SWZ_CHECK(hipEventRecord(stop[slot], 0));
+  };
+  auto wait_batch = [&](int slot) {  // ms from the batch's start to its stop
+    SWZ_CHECK(hipEventSynchronize(stop[slot]));
+    float ms = 0;
+    SWZ_CHECK(hipEventElapsedTime(&ms, start[slot], stop[slot]));
+    return static_cast<double>(ms);
+  };
+  r.warmup = std::max(1LL, a.warmup);
+  double pass_ms = 0;
+  for (long long i = 0; i < r.warmup; ++i) {
+    queue_batch(0, 1);
+    pass_ms = wait_batch(0);
+  }
+  // An event pair resolves about a microsecond: a pass timed at 0 is taken as 1 us.
+  const double kBatchMs = 20;
+  const long long k = std::max(1LL, static_cast<long long>(std::ceil(kBatchMs / std::max(pass_ms, 1e-3))));
+
+  typedef std::chrono::steady_clock Clock;
+  const Clock::time_point t_settle = Clock::now();
+  Clock::time_point t_window = t_settle;
+  double settle_s = 0, e_start = -1, e_end = -1;
+  bool window_open = false;  // batches queued from now on belong to the window
+  long long passes = 0;
+  int prev = -1;             // slot of the batch in flight, -1: none
+  bool prev_in_window = false;
+  for (long long b = 0;; ++b) {
+    int cur = -1;  // the batch queued in this round, -1: the window is over
+    if (!window_open && seconds_since(t_settle) >= a.settle_s) {
+      window_open = true;
+      if (prev < 0) {  // nothing settling in flight: the window starts now
+        settle_s = seconds_since(t_settle);
+        e_start = ts.tel.sample().energy_mj;
+        t_window = Clock::now();
+      }
+    }
+    if (!(window_open && prev_in_window && seconds_since(t_window) >= a.sustain_s)) {
+      cur = static_cast<int>(b % 2);
+      queue_batch(cur, k);
+    }
+    if (prev >= 0) {
+      const double ms = wait_batch(prev);
+      // The energy counter only at the window's two ends: the read is slow (see above).
+      const bool window_end = prev_in_window && cur < 0;
+      const bool window_start = !prev_in_window && window_open;
+      const swz_telemetry::Sample s = ts.tel.sample(window_start || window_end);
+      if (prev_in_window) {
+        note_reasons(&r, s);
+        r.times.push_back(ms / k);
+        r.clocks.push_back(s.sm_mhz);
+        passes += k;
+        e_end = s.energy_mj;
+      } else if (window_open) {  // the last settling batch ended: the window starts here
+        settle_s = seconds_since(t_settle);
+        e_start = s.energy_mj;
+        t_window = Clock::now();
+      }
+    }
+    if (cur < 0) break;
+    prev = cur;
+    prev_in_window = window_open;
+  }
+  const double window_s = seconds_since(t_window);
+  SWZ_CHECK(hipDeviceSynchronize());
+  SWZ_CHECK(hipGetLastError());
+  for (int i = 0; i < 2; ++i) {
+    SWZ_CHECK(hipEventDestroy(start[i]));
+    SWZ_CHECK(hipEventDestroy(stop[i]));
+  }
+
+  if (e_start >= 0 && e_end > e_start) r.energy_mj_per_run = (e_end - e_start) / passes;
+  const size_t n = r.times.size();
+  const size_t kMinBatches = 5;
+  if (n < kMinBatches) {
+    r.reached = false;
+    r.problem = "one pass (" + fmt_short(median_of(r.times)) + " ms) is too long for a " +
+                fmt_short(a.sustain_s) + " s sustained window: it needs at least " +
+                std::to_string(kMinBatches) + " samples; raise --sustain-seconds";
+  } else {
+    const std::vector<double> first(r.clocks.begin(), r.clocks.begin() + n / 2);
+    const std::vector<double> second(r.clocks.end() - n / 2, r.clocks.end());
+    const double m1 = median_of(known(first)), m2 = median_of(known(second));
+    const double apart = std::fabs(m1 - m2) / std::max(m1, m2);
+    if (std::isfinite(apart) && apart > 0.10) {
+      r.reached = false;
+      r.problem = "the SM clock was still moving during the window (median " + fmt_short(m1) +
+                  " MHz in its first half, " + fmt_short(m2) + " MHz in its second, " +
+                  fmt_short(100 * apart) + " % apart); raise --settle-seconds";
+    }
+  }
+  r.extra = ",\"passes\":" + std::to_string(passes) + ",\"batch\":" + std::to_string(k) +
+            ",\"window_s\":" + fmt_num(window_s) + ",\"settle_s\":" + fmt_num(settle_s);
+  return r;
+}
+
+// The time JSON line (docs/kernel-contract.md §2): the statistics of the kept samples, then
+// the regime's fields; unknown numbers are null.
+inline std::string time_line(const Args& a, const std::string& regime, const TimeResult& r,
+                             const TelemetryState& ts) {
+  std::vector<double> sorted = r.times;
   std::sort(sorted.begin(), sorted.end());
   const size_t n = sorted.size();
-  const double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
   double sum = 0;
-  for (double t : times) sum += t;
+  for (double t : r.times) sum += t;
   std::string list;
-  for (size_t i = 0; i < n; ++i) list += (i ? "," : "") + fmt_num(times[i]);
-  sync_launches() = true;
-  return "{\"mode\":\"time\",\"size\":" + fmt_size(a.size) + ",\"median_ms\":" + fmt_num(median) +
-         ",\"min_ms\":" + fmt_num(sorted.front()) + ",\"max_ms\":" + fmt_num(sorted.back()) +
-         ",\"mean_ms\":" + fmt_num(sum / n) + ",\"reps\":" + std::to_string(a.reps) +
-         ",\"warmup\":" + std::to_string(a.warmup) + ",\"times_ms\":[" + list + "]}";
+  for (size_t i = 0; i < n; ++i) list += (i ? "," : "") + fmt_num(r.times[i]);
+  const std::vector<double> clocks = known(r.clocks);
+  const double clock_min = clocks.empty() ? NAN : *std::min_element(clocks.begin(), clocks.end());
+  std::string line =
+      "{\"mode\":\"time\",\"size\":" + fmt_size(a.size) + ",\"median_ms\":" + fmt_num(median_of(sorted)) +
+      ",\"min_ms\":" + fmt_num(n ? sorted.front() : NAN) + ",\"max_ms\":" + fmt_num(n ? sorted.back() : NAN) +
+      ",\"mean_ms\":" + fmt_num(n ? sum / n : NAN) + ",\"reps\":" + std::to_string(n) +
+      ",\"warmup\":" + std::to_string(r.warmup) + ",\"times_ms\":[" + list + "]" +
+      ",\"regime\":\"" + regime + "\",\"telemetry\":\"" + ts.tel.source() + "\"" +
+      ",\"sm_mhz_min\":" + fmt_num(clock_min) + ",\"sm_mhz_median\":" + fmt_num(median_of(clocks)) +
+      ",\"sm_mhz_reference\":" + fmt_num(ts.reference_mhz) +
+      ",\"clock_reasons\":" + (r.reasons >= 0 ? std::to_string(r.reasons) : std::string("null")) +
+      ",\"discarded\":" + std::to_string(r.discarded) +
+      ",\"throttle_threshold\":" + fmt_num(a.throttle_threshold) +
+      ",\"energy_mj_per_run\":" + fmt_num(r.energy_mj_per_run) + r.extra +
+      ",\"regime_reached\":" + (r.reached ? "true" : "false");
+  if (!r.reached) line += ",\"regime_problem\":\"" + json_escape(r.problem) + "\"";
+  return line + "}";
 }
+
+// Timed passes of the prepared program in `regime` ("burst" or "sustained"); the time
+// JSON line.
+inline std::string time_json(SwzProgram& prog, const Args& a, const std::string& regime) {
+  TelemetryState& ts = telemetry();
+  sync_launches() = false;
+  const TimeResult r = regime == "sustained" ? time_sustained(prog, a, ts) : time_burst(prog, a, ts);
+  sync_launches() = true;
+  return time_line(a, regime, r, ts);
+}
+
+inline std::string time_json(SwzProgram& prog, const Args& a) { return time_json(prog, a, a.regime); }
 
 inline int mode_time(SwzProgram& prog, const Args& a) {
   init_device();
@@ -874,10 +1190,6 @@ inline int mode_compare(SwzProgram& prog, const Args& a) {
   return ok ? 0 : 1;
 }
 
-inline double seconds_since(const std::chrono::steady_clock::time_point& t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // verify, then one full-size setup shared by the output check (hash, or compare with
 // --baseline) and timing: one process, one device init, one host fill and upload.
 // Stops at the first failing part (exit 1) with ok:false.
@@ -913,10 +1225,11 @@ inline int mode_evaluate(SwzProgram& prog, const Args& a) {
 }
 
 // The speed re-check's partner: the program stays up with its full-size inputs set up
-// once, and each "time" line on stdin gets one time JSON line (the same as time mode's:
-// warm-up, then reps, each after an L2 flush). Interleaving two serving programs,
-// A B A B, costs the timing alone, not a process start and an input fill per run.
-// "quit" or end of input ends it (exit 0); any other line gets an ok:false line.
+// once, and each "time" line on stdin gets one time JSON line (the same as time mode's, in
+// the serve command's --regime; "time burst" / "time sustained" choose the regime for that
+// request, every other option comes from the serve command line). Interleaving two
+// serving programs, A B A B, costs the timing alone, not a process start and an input fill
+// per run. "quit" or end of input ends it (exit 0); any other line gets an ok:false line.
 inline int mode_serve(SwzProgram& prog, const Args& a) {
   init_device();
   prepare(prog, a.size, a.seed);
@@ -927,10 +1240,12 @@ inline int mode_serve(SwzProgram& prog, const Args& a) {
     std::string cmd = buf;
     while (!cmd.empty() && (cmd.back() == '\n' || cmd.back() == '\r' || cmd.back() == ' ')) cmd.pop_back();
     if (cmd == "quit") break;
-    if (cmd == "time") {
-      std::printf("%s\n", time_json(prog, a).c_str());
+    if (cmd == "time" || cmd == "time burst" || cmd == "time sustained") {
+      const std::string regime = cmd == "time" ? a.regime : cmd.substr(5);
+      std::printf("%s\n", time_json(prog, a, regime).c_str());
     } else {
-      std::printf("{\"mode\":\"serve\",\"ok\":false,\"error\":\"unknown request '%s' (time|quit)\"}\n",
+      std::printf("{\"mode\":\"serve\",\"ok\":false,\"error\":\"unknown request '%s'"
+                  " (time|time burst|time sustained|quit)\"}\n",
                   json_escape(cmd.substr(0, 64)).c_str());
     }
     std::fflush(stdout);

@@ -62,8 +62,8 @@ void add_regime_options(cxxopts::Options& o) {
       ("recovery-ms", "burst: wait this long after a discarded sample", cxxopts::value<int>()->default_value("50"))
       ("max-discards", "burst: discarded samples per request before the regime counts as not reached",
        cxxopts::value<int>()->default_value("30"))
-      ("settle-seconds", "sustained: back-to-back passes before the timed window", cxxopts::value<double>()->default_value("1"))
-      ("sustain-seconds", "sustained: the timed window of back-to-back passes", cxxopts::value<double>()->default_value("2"));
+      ("settle-seconds", "sustained: back-to-back passes before the timed window", cxxopts::value<double>()->default_value("2"))
+      ("sustain-seconds", "sustained: the timed window of back-to-back passes", cxxopts::value<double>()->default_value("3"));
 }
 
 bool objective_options_from(const cxxopts::ParseResult& r, Objective& objective, int& rounds, RegimeSettings& timing,

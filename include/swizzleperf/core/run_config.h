@@ -50,8 +50,8 @@ struct RegimeSettings {
   double throttle_threshold = 0.75;     // burst: discard a sample below this x the device's clock rate; 0: never
   int recovery_ms = 50;                 // burst: wait after a discarded sample
   int max_discards = 30;                // burst: discards per request before the regime counts as not reached
-  double settle_s = 1.0;                // sustained: back-to-back passes before the timed window
-  double sustain_s = 2.0;               // sustained: the timed window
+  double settle_s = 2.0;                // sustained: back-to-back passes before the timed window
+  double sustain_s = 3.0;               // sustained: the timed window
   // The regimes a re-check measures, in order (unnamed: one, without regime options).
   std::vector<Regime> measured() const;
   // The regime of the one-shot timing in evaluate: sustained when the re-check
