@@ -1,6 +1,7 @@
 // Results loading (optimize --json, suite summaries, gate-shaped objects) and
 // the kernel-by-kernel comparison with its Markdown and JUnit renderings.
 #include "swizzleperf/report/compare.h"
+#include "swizzleperf/report/results.h"
 
 #include <gtest/gtest.h>
 
@@ -130,6 +131,34 @@ TEST(Compare, StatisticsColumnsOnlyWhenPresentAndJUnitParses) {
   EXPECT_EQ(p.cases[0].name, "ge|mm<b>");
   EXPECT_TRUE(p.cases[0].failed);
   EXPECT_NE(p.cases[0].message.find("5.0 % slower"), std::string::npos);
+}
+
+TEST(CompareRegimes, NumbersOfDifferentPowerRegimesAreRefused) {
+  ResultSet a, b;
+  KernelResult k;
+  k.kernel = "gemm_tc";
+  k.validated = true;
+  k.speedup = 1.30;
+  k.regime = "burst";
+  a.kernels.push_back(k);
+  k.speedup = 1.22;
+  k.regime = "sustained";
+  b.kernels.push_back(k);
+  auto st = check_same_regimes(a, b);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("gemm_tc: OLD's speedup was measured in the burst regime, NEW's in the sustained regime"),
+            std::string::npos) << st.error().message;
+  b.kernels.front().regime = "burst";
+  EXPECT_TRUE(check_same_regimes(a, b));
+  b.kernels.front().regime = "";  // a result from before regimes
+  EXPECT_FALSE(check_same_regimes(a, b));
+  // A results file names the regime of its best: read back from --json's brief.
+  auto set = results_from_json(nlohmann::json{{"kernel", "kernels/tc/gemm_tc.hip"},
+                                              {"baseline", {{"median_ms", 1.0}}},
+                                              {"best", {{"label", "g"}, {"speedup", 1.3}, {"speedup_regime", "burst"}}}},
+                               "r.json");
+  ASSERT_TRUE(set) << set.error().message;
+  EXPECT_EQ(set->kernels.at(0).regime, "burst");
 }
 
 }  // namespace
