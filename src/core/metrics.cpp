@@ -65,12 +65,6 @@ nlohmann::json or_null(const std::optional<T>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json();
 }
 
-std::optional<double> timing_number(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
 }  // namespace
 
 void to_json(nlohmann::json& j, const Timing& t) {
@@ -95,15 +89,14 @@ void from_json(const nlohmann::json& j, Timing& t) {
   t.max_ms = j.at("max_ms").get<double>();
   t.reps = int_at(j, "reps");
   // The regime fields are lenient: a program (or a history) from before them has none.
-  t.regime = j.value("regime", std::string());
-  if (!j.contains("regime") || !j["regime"].is_string()) t.regime.clear();
+  if (auto it = j.find("regime"); it != j.end() && it->is_string()) t.regime = it->get<std::string>();
   if (auto it = j.find("telemetry"); it != j.end() && it->is_string()) t.telemetry = it->get<std::string>();
-  t.sm_mhz_min = timing_number(j, "sm_mhz_min");
-  t.sm_mhz_median = timing_number(j, "sm_mhz_median");
-  t.sm_mhz_reference = timing_number(j, "sm_mhz_reference");
+  read_optional(j, "sm_mhz_min", t.sm_mhz_min);
+  read_optional(j, "sm_mhz_median", t.sm_mhz_median);
+  read_optional(j, "sm_mhz_reference", t.sm_mhz_reference);
   if (auto it = j.find("clock_reasons"); it != j.end() && it->is_number_integer()) t.clock_reasons = it->get<long long>();
-  if (auto it = j.find("discarded"); it != j.end() && it->is_number_integer()) t.discarded = it->get<int>();
-  t.energy_mj_per_run = timing_number(j, "energy_mj_per_run");
+  t.discarded = int_or(j, "discarded", 0);
+  read_optional(j, "energy_mj_per_run", t.energy_mj_per_run);
   if (auto it = j.find("regime_reached"); it != j.end() && it->is_boolean()) t.regime_reached = it->get<bool>();
   if (auto it = j.find("regime_problem"); it != j.end() && it->is_string()) t.regime_problem = it->get<std::string>();
 }

@@ -306,23 +306,19 @@ StageResult AttemptPipeline::recheck(Attempt& a, const fs::path& exe, const fs::
   a.speedup_regime = first.regime;
   // A winner (or a loser) in every regime measured, on the same side of 1.0, each
   // measurement trusted; a missing regime (its re-check failed) names none.
+  // The first untrusted regime says why; energy comes from the (sustained) comparison that has it.
   bool decisive = done.size() == setup_.timing.measured().size();
-  for (const auto& c : done)
-    decisive = decisive && c.decisive() && ((c.ratio.low > 1.0) == (first.ratio.low > 1.0));
-  a.significant = decisive;
   for (const auto& c : done) {
-    if (!c.trusted) {
-      a.recheck["untrusted"] = c.regime + ": " + c.untrusted;
-      break;
+    decisive = decisive && c.decisive() && ((c.ratio.low > 1.0) == (first.ratio.low > 1.0));
+    if (!c.trusted && !a.recheck.contains("untrusted")) a.recheck["untrusted"] = c.regime + ": " + c.untrusted;
+    if (c.energy) {
+      a.energy_ratio = c.energy->estimate;
+      a.energy_ci_low = c.energy->low;
+      a.energy_ci_high = c.energy->high;
+      a.energy_significant = c.energy->significant && c.trusted;
     }
   }
-  for (const auto& c : done) {
-    if (!c.energy) continue;
-    a.energy_ratio = c.energy->estimate;
-    a.energy_ci_low = c.energy->low;
-    a.energy_ci_high = c.energy->high;
-    a.energy_significant = c.energy->significant && c.trusted;
-  }
+  a.significant = decisive;
   return passed();
 }
 

@@ -65,18 +65,6 @@ void to_json(nlohmann::json& j, const SpeedComparison& c) {
   if (!c.trusted) j["untrusted"] = c.untrusted;
 }
 
-std::string describe_comparison(const SpeedComparison& c) {
-  std::string s = fmt::format("{}{:.3f}x [{:.3f}, {:.3f}] {}", c.regime.empty() ? "" : c.regime + " ", c.ratio.estimate,
-                              c.ratio.low, c.ratio.high, c.decisive() ? "significant" : "not significant");
-  const double bm = median_known(c.baseline_mhz), cm = median_known(c.candidate_mhz);
-  if (bm >= 0 && cm >= 0) s += fmt::format(", SM clock {:.0f} -> {:.0f} MHz", bm, cm);
-  if (c.baseline_discarded + c.candidate_discarded > 0)
-    s += fmt::format(", {} samples discarded", c.baseline_discarded + c.candidate_discarded);
-  if (c.energy) s += fmt::format(", energy x{:.3f} [{:.3f}, {:.3f}]", c.energy->estimate, c.energy->low, c.energy->high);
-  if (!c.trusted) s += "; untrusted: " + c.untrusted;
-  return s;
-}
-
 namespace {
 
 // Starts exe in serve mode with the time-mode options of `args` and waits for its ready

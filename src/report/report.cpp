@@ -1,5 +1,6 @@
 // Reports: baseline vs best side by side, then every attempt in order.
 #include "swizzleperf/report/report.h"
+#include "swizzleperf/util/json_field.h"
 #include "swizzleperf/util/stats.h"
 
 #include <fmt/format.h>
@@ -53,8 +54,10 @@ nlohmann::json attempt_brief(const Attempt& a) {
 
 std::vector<RegimeView> regime_views(const Attempt& a) {
   std::vector<RegimeView> out;
-  auto num = [](const nlohmann::json& j, const char* k) -> std::optional<double> {
-    return j.is_object() && j.contains(k) && j[k].is_number() ? std::optional<double>(j[k].get<double>()) : std::nullopt;
+  auto num = [](const nlohmann::json& j, const char* k) {
+    std::optional<double> v;
+    read_optional(j, k, v);
+    return v;
   };
   auto view = [&](const nlohmann::json& c) {
     RegimeView v;

@@ -84,7 +84,4 @@ Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::p
                                       const std::filesystem::path& exe_cand, const std::vector<std::string>& args,
                                       int rounds, std::chrono::seconds timeout, const std::string& regime = "");
 
-// One line for a console or report: "burst 1.30x [1.29, 1.31] significant, clock 1980/1980 MHz".
-std::string describe_comparison(const SpeedComparison& c);
-
 }  // namespace swz
