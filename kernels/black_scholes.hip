@@ -60,8 +60,7 @@ black_scholes_kernel(const float* __restrict__ S, const float* __restrict__ X,
 
 class BlackScholesProgram : public SwzProgram {
  public:
-  const char* name() const override { return "black_scholes"; }
-  const char* kernel_regex() const override { return "black_scholes_kernel"; }
+  BlackScholesProgram() : SwzProgram("black_scholes", "black_scholes_kernel") {}
   // 2^29 options: 20 bytes each (3 floats in, 2 out) = 10.7 GB of DRAM traffic per pass,
   // ~3.2 ms at the H100's 3.35 TB/s peak, ~3.7 ms at the ~2.9 TB/s a stream reaches; the
   // math (log, exp, sqrt, 4 erfc) is far below the FP32 roof. A larger N would get closer
@@ -73,9 +72,6 @@ class BlackScholesProgram : public SwzProgram {
   SwizzleGrid grid(const SwzSize& s) const override { return {1u, swz_ceil_div(s[0], kPerBlock)}; }
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     return 20ull * static_cast<unsigned long long>(s[0]);
-  }
-  std::vector<unsigned long long> launch_footprints_bytes(const SwzSize& s) const override {
-    return {footprint_bytes(s)};  // one launch per run()
   }
 
   void setup(const SwzSize& s, unsigned long long seed) override {

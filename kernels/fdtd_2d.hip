@@ -101,8 +101,7 @@ fdtd_hz_kernel(float* hz_dst, const float* hz_src, const float* __restrict__ ex,
 
 class Fdtd2dProgram : public SwzProgram {
  public:
-  const char* name() const override { return "fdtd_2d"; }
-  const char* kernel_regex() const override { return "fdtd_(ey|ex|hz)_kernel"; }
+  Fdtd2dProgram() : SwzProgram("fdtd_2d", "fdtd_(ey|ex|hz)_kernel") {}
   // 4096 x 4096 fp32 = 64 MiB per field (above the H100's 50 MB L2; three fields 192 MiB).
   // One step moves ~40 bytes per cell (ey: read ey, hz, write ey; ex likewise; hz: read ex,
   // ey, hz, write hz) = 671 MB, ~0.2 ms at 3.35 TB/s, ~0.23 ms in practice. 20 steps

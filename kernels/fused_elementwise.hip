@@ -97,8 +97,7 @@ fused_elementwise_kernel(const float* __restrict__ x, const float* __restrict__ 
 
 class FusedElementwiseProgram : public SwzProgram {
  public:
-  const char* name() const override { return "fused_elementwise"; }
-  const char* kernel_regex() const override { return "fused_elementwise_kernel"; }
+  FusedElementwiseProgram() : SwzProgram("fused_elementwise", "fused_elementwise_kernel") {}
   SwzSize default_size() const override { return {32768, 32768}; }
   // Small and ragged: 1 row / 1 column, R not a multiple of 32 or of the 4 rows in flight,
   // C not a multiple of 4 (scalar path) or of 1024 (partial tile column), C % 4 == 0 but
@@ -113,9 +112,6 @@ class FusedElementwiseProgram : public SwzProgram {
   // x and residual read, out written, scale and bias read.
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     return 4ull * (3ull * s[0] * s[1] + 2ull * s[1]);
-  }
-  std::vector<unsigned long long> launch_footprints_bytes(const SwzSize& s) const override {
-    return {footprint_bytes(s)};  // one launch per run()
   }
 
   void setup(const SwzSize& s, unsigned long long seed) override {

@@ -114,8 +114,7 @@ gemm_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __r
 
 class GemmProgram : public SwzProgram {
  public:
-  const char* name() const override { return "gemm"; }
-  const char* kernel_regex() const override { return "gemm_kernel"; }
+  GemmProgram() : SwzProgram("gemm", "gemm_kernel") {}
   // 4096 x 32768 x 1024 (an LM-head-like shape): 256 tiles per tile row exceed the
   // ~264 blocks an H100 holds at once, so row-major order re-streams B for every tile
   // row; about 6.6 ms on an H100 (bench/results/2026-11-22-h100-gemm-calibration.md).
@@ -129,9 +128,6 @@ class GemmProgram : public SwzProgram {
   }
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     return 4ull * (s[0] * s[2] + s[2] * s[1] + s[0] * s[1]);
-  }
-  std::vector<unsigned long long> launch_footprints_bytes(const SwzSize& s) const override {
-    return {footprint_bytes(s)};  // one launch per run()
   }
 
   void setup(const SwzSize& s, unsigned long long seed) override {

@@ -156,8 +156,7 @@ layernorm_normalize_kernel(const float* __restrict__ x, const float* __restrict_
 
 class LayernormProgram : public SwzProgram {
  public:
-  const char* name() const override { return "layernorm"; }
-  const char* kernel_regex() const override { return "layernorm_.*"; }
+  LayernormProgram() : SwzProgram("layernorm", "layernorm_.*") {}
   SwzSize default_size() const override { return {65536, 16384}; }
   // Small and ragged: 1 row / 1 column, C not a multiple of 4 (scalar path) or of 2048
   // (partial last chunk), C % 4 == 0 but ragged (vector path with a partial chunk), C = 2, 3.

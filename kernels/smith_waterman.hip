@@ -104,8 +104,7 @@ smith_waterman_kernel(const unsigned char* __restrict__ a, const unsigned char* 
 
 class SmithWatermanProgram : public SwzProgram {
  public:
-  const char* name() const override { return "smith_waterman"; }
-  const char* kernel_regex() const override { return "smith_waterman_kernel"; }
+  SmithWatermanProgram() : SwzProgram("smith_waterman", "smith_waterman_kernel") {}
   // 8192 x 8192 cells (the paper's largest Smith-Waterman size, A.6): 128 x 128 tiles,
   // 255 wavefront launches of <= 128 blocks; 3.01 ms per pass on the H100 (suite
   // baseline, 2026-11-22; 6.16 ms at 16384^2 with 511 launches). Kept below the ~5 ms target because the profiler
@@ -124,6 +123,9 @@ class SmithWatermanProgram : public SwzProgram {
   // tool profile a window of them).
   unsigned long long launch_count(const SwzSize& s) const override {
     return swz_ceil_div(s[0], kTile) + swz_ceil_div(s[1], kTile) - 1ull;
+  }
+  std::vector<unsigned long long> launch_footprints_bytes(const SwzSize&) const override {
+    return {};  // not reported (the default, {footprint_bytes}, assumes one launch)
   }
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     // both sequences read, H written once (its borders are re-read, counted once)

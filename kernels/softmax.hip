@@ -158,8 +158,7 @@ softmax_normalize_kernel(const float* __restrict__ x, const float2* __restrict__
 
 class SoftmaxProgram : public SwzProgram {
  public:
-  const char* name() const override { return "softmax"; }
-  const char* kernel_regex() const override { return "softmax_.*"; }
+  SoftmaxProgram() : SwzProgram("softmax", "softmax_.*") {}
   SwzSize default_size() const override { return {32768, 32768}; }
   // Small and ragged: 1 row / 1 column, C not a multiple of 4 (scalar path) or of 4096
   // (partial last chunk), C % 4 == 0 but ragged (vector path with a partial chunk).

@@ -74,8 +74,7 @@ float value(unsigned long long z) {
 
 class SpmvProgram : public SwzProgram {
  public:
-  const char* name() const override { return "spmv"; }
-  const char* kernel_regex() const override { return "spmv_csr_kernel"; }
+  SpmvProgram() : SwzProgram("spmv", "spmv_csr_kernel") {}
   // 18874368 = 18 * 2^20 rows (~490M nonzeros): 25165824 rows measured 6.64 ms on an H100
   // (2026-11-22), so this size is ~5.0 ms by linear scaling.
   SwzSize default_size() const override { return {18874368, 16384}; }
@@ -92,9 +91,6 @@ class SpmvProgram : public SwzProgram {
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     const unsigned long long n = static_cast<unsigned long long>(s[0]);
     return 4ull * (n + 1) + 8ull * matrix_nnz(s) + 4ull * n + 4ull * n;
-  }
-  std::vector<unsigned long long> launch_footprints_bytes(const SwzSize& s) const override {
-    return {footprint_bytes(s)};  // one launch per run()
   }
 
   void setup(const SwzSize& s, unsigned long long seed) override {

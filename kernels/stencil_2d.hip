@@ -62,8 +62,7 @@ stencil_2d_kernel(const float* __restrict__ in, float* __restrict__ out, int row
 
 class Stencil2dProgram : public SwzProgram {
  public:
-  const char* name() const override { return "stencil_2d"; }
-  const char* kernel_regex() const override { return "stencil_2d_kernel"; }
+  Stencil2dProgram() : SwzProgram("stencil_2d", "stencil_2d_kernel") {}
   // 8192 x 8192 fp32 = 256 MiB per buffer (5x the H100's L2): each step streams 256 MiB in
   // and 256 MiB out = 537 MB, ~0.16 ms at 3.35 TB/s and ~0.2 ms in practice (halo re-reads
   // come from L1/L2). 24 steps: ~4.8 ms per pass.

@@ -61,8 +61,7 @@ transpose_kernel(const float* __restrict__ in, float* __restrict__ out, int M, i
 
 class TransposeProgram : public SwzProgram {
  public:
-  const char* name() const override { return "transpose"; }
-  const char* kernel_regex() const override { return "transpose_kernel"; }
+  TransposeProgram() : SwzProgram("transpose", "transpose_kernel") {}
   SwzSize default_size() const override { return {32768, 45056}; }
   // Small and ragged: 1x1, one row, one column, sides not multiples of 64 (partial tiles on
   // either or both edges), one side just over a tile.
@@ -75,9 +74,6 @@ class TransposeProgram : public SwzProgram {
   }
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     return 8ull * s[0] * s[1];  // each element read once and written once
-  }
-  std::vector<unsigned long long> launch_footprints_bytes(const SwzSize& s) const override {
-    return {footprint_bytes(s)};  // one launch per run()
   }
 
   void setup(const SwzSize& s, unsigned long long seed) override {

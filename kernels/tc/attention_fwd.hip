@@ -314,8 +314,7 @@ attention_fwd_kernel(const uint16_t* __restrict__ Q, const uint16_t* __restrict_
 
 class AttentionFwdProgram : public SwzProgram {
  public:
-  const char* name() const override { return "attention_fwd"; }
-  const char* kernel_regex() const override { return "attention_fwd_kernel"; }
+  AttentionFwdProgram() : SwzProgram("attention_fwd", "attention_fwd_kernel") {}
   // B4 H32 (MHA) S8192 D128, not causal: each head's K/V is 4 MB and 128 heads' K/V (512 MB)
   // far exceed the L2, so the batch/heads-fastest order re-reads K/V from DRAM for nearly
   // every query tile (bench/results/*-h100-tc-calibration.md).
@@ -347,6 +346,11 @@ class AttentionFwdProgram : public SwzProgram {
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     const unsigned long long rows = s[0] * s[3] * kD;
     return 2ull * rows * (s[1] + 2 * s[2]) + 4ull * rows * s[1];
+  }
+  // Per-launch footprints (and so the launch count) are not reported, as before the harness
+  // defaulted them to {footprint_bytes(s)}: the suite shows no headroom for this program.
+  std::vector<unsigned long long> launch_footprints_bytes(const SwzSize&) const override {
+    return {};
   }
 
   void setup(const SwzSize& s, unsigned long long seed) override {

@@ -30,7 +30,12 @@ Status CudaBackend::preflight(bool need_profiler) {
 std::vector<std::string> CudaBackend::build_argv(const BuildRequest& req, const std::string& compiler) const {
   const auto support = support_dir();
   std::string arch = !req.arch.empty() ? req.arch : (!tools_.arch.empty() ? tools_.arch : "native");
-  std::vector<std::string> argv = {compiler, "-x", "cu", "-std=c++17", "-O3", "-arch=" + arch,
+  std::string opt = "-O3";
+  if (req.info_only) {  // PTX only (no ptxas, no GPU needed to pick an arch): sm_90 -> compute_90
+    arch = arch.rfind("sm_", 0) == 0 ? "compute_" + arch.substr(3) : "compute_90";
+    opt = "-O0";
+  }
+  std::vector<std::string> argv = {compiler, "-x", "cu", "-std=c++17", opt, "-arch=" + arch,
                                    "-I" + (support / "hip_on_cuda").string(), "-I" + support.string(),
                                    "-DSWZ_NUM_DIES=" + std::to_string(req.num_dies)};
   argv.insert(argv.end(), tools_.extra_flags.begin(), tools_.extra_flags.end());

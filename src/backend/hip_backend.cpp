@@ -23,7 +23,7 @@ Status HipBackend::preflight(bool need_profiler) {
 
 std::vector<std::string> HipBackend::build_argv(const BuildRequest& req, const std::string& compiler) const {
   const auto support = support_dir();
-  std::vector<std::string> argv = {compiler, "-std=c++17", "-O3"};
+  std::vector<std::string> argv = {compiler, "-std=c++17", req.info_only ? "-O0" : "-O3"};
   std::string arch = !req.arch.empty() ? req.arch : tools_.arch;
   if (!arch.empty()) argv.push_back("--offload-arch=" + arch);
   argv.insert(argv.end(), {"-I" + support.string(), "-DSWZ_NUM_DIES=" + std::to_string(req.num_dies)});

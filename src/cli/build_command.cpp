@@ -13,7 +13,7 @@ namespace swz::cli {
 
 int cmd_build(const std::vector<std::string>& args) {
   cxxopts::Options o("swizzleperf build", "Compile a kernel program as the optimize loop would, without running it.");
-  o.positional_help("KERNEL.hip");
+  o.positional_help("KERNEL.hip|.cu");
   o.add_options()("kernel", "kernel file", cxxopts::value<std::string>())
       ("o,output", "output executable", cxxopts::value<std::string>()->default_value(""))
       ("dies", "value of SWZ_NUM_DIES (default: from --arch's table entry, else 1)", cxxopts::value<int>()->default_value("0"))
@@ -25,6 +25,7 @@ int cmd_build(const std::vector<std::string>& args) {
   if (!r.count("kernel")) return report_error("build needs a kernel file: swizzleperf build KERNEL.hip -o OUT");
   auto k = KernelSource::load(r["kernel"].as<std::string>());
   if (!k) return report_error(k.error().message);
+  if (auto st = check_no_todo(*k); !st) return report_error(st.error().message);
   if (auto st = check_region_code(k->region()); !st) return report_error(k->path().string() + ": " + st.error().message);
   std::string out = r["output"].as<std::string>();
   if (out.empty()) out = k->name();

@@ -1,17 +1,27 @@
-// `swizzleperf check FILE...`: the mapping check alone, on any machine, for one
-// kernel or many (a CI job over kernels/*.hip). One line per kernel; exit 1 when
-// any kernel fails, 2 when a file cannot be read or is not a kernel under the
-// contract (checked for every file before any is evaluated); --junit writes one
-// testcase per kernel. check_kernel() is the whole per-kernel check: a new check
-// on a kernel belongs there.
+// `swizzleperf check FILE...`: every check of a kernel program that needs no GPU, on
+// any machine, for one kernel or many (a CI job over kernels/*.hip). Per kernel:
+//  - the mapping check of its swizzle region (bijection, per-die load, neighbours) on
+//    its grid and ragged neighbours;
+//  - the port checks (cli/port_check.h): swizzleperf:TODO marks left, block-index uses
+//    that bypass swizzle_pid (warnings; errors with --strict), and, when a compiler is
+//    there (nvcc, else hipcc for .hip), the program built for `info` and run without a
+//    GPU: its grid against the default-grid comment, its verify sizes through its own
+//    size checks.
+// One line per kernel, its findings under it; exit 1 when any kernel fails, 2 when a
+// file cannot be read or is not a kernel under the contract (checked for every file
+// before any is evaluated); --junit writes one testcase per kernel. check_kernel() is
+// the whole per-kernel check: a new check on a kernel belongs there.
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 
+#include "swizzleperf/backend/cuda_backend.h"
+#include "swizzleperf/backend/hip_backend.h"
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
+#include "swizzleperf/cli/port_check.h"
 #include "swizzleperf/util/text.h"
 #include "swizzleperf/util/junit.h"
 #include "swizzleperf/core/mapping_check.h"
@@ -24,8 +34,12 @@ namespace {
 
 struct CheckSettings {
   HardwareProfile hw;
-  std::optional<TileGrid> grid;  // --grid; else the kernel's default-grid comment
+  std::optional<TileGrid> grid;  // --grid; else the program's info grid, else the default-grid comment
   MappingCheckOptions mapping;
+  bool strict = false;           // --strict: warnings are errors
+  Backend* cuda = nullptr;       // compilers for the info build; null: absent or --no-build
+  Backend* hip = nullptr;
+  std::string no_build_reason;   // why nothing is built (shown once per kernel)
 };
 
 struct KernelCheck {
@@ -33,8 +47,18 @@ struct KernelCheck {
   bool ok = false;
   std::string summary;                  // one line: what passed, or why it failed
   std::optional<MappingReport> report;  // absent when the check could not run
+  std::vector<PortFinding> findings;    // port checks, in file order (program findings last)
+  std::optional<ProgramFacts> program;  // absent when not built
+  std::string program_note;             // one line: what the info build showed, or why there was none
   double seconds = 0;
 };
+
+// The backend that builds `k` for info: nvcc for any program, hipcc for a .hip one.
+Backend* info_builder(const KernelSource& k, const CheckSettings& s) {
+  if (s.cuda) return s.cuda;
+  if (s.hip && k.path().extension() != ".cu") return s.hip;
+  return nullptr;
+}
 
 // Every check of one kernel. An Error is an environment problem (no host
 // compiler, interrupted), not a finding about the kernel.
@@ -42,14 +66,49 @@ Result<KernelCheck> check_kernel(const KernelSource& k, const CheckSettings& s, 
   const auto t0 = std::chrono::steady_clock::now();
   KernelCheck c;
   c.kernel = k.path().string();
-  const TileGrid grid = s.grid ? *s.grid : *k.default_grid();
-  auto report = check_mapping(k.region(), ragged_grids(grid), s.hw, s.mapping, runner);
-  if (!report) return report.error();
-  c.ok = report->ok;
-  c.summary = report->summary();
-  if (!c.ok && c.summary.find("timed out") != std::string::npos)
-    c.summary += fmt::format(" (--check-timeout {} s)", std::chrono::duration_cast<std::chrono::seconds>(s.mapping.timeout).count());
-  c.report = std::move(*report);
+  c.findings = source_findings(k, s.strict);
+  std::optional<TileGrid> info_grid;
+  if (Backend* b = info_builder(k, s)) {
+    ProgramCheckOptions po;
+    po.work_dir = s.mapping.work_dir / "info" / k.name();
+    po.num_dies = s.hw.num_dies;
+    po.arch = b->name() == "hip" ? std::string(HipBackend::kDefaultArch) : std::string();
+    auto facts = program_findings(k, *b, po);
+    if (!facts) return facts.error();
+    c.findings.insert(c.findings.end(), facts->findings.begin(), facts->findings.end());
+    if (facts->info)
+      if (auto g = facts->info->checked_grid()) info_grid = *g;
+    c.program_note = facts->built
+                         ? fmt::format("built for info with {} ({:.1f} s){}", b->name() == "cuda" ? "nvcc" : "hipcc", facts->build_seconds,
+                                       info_grid ? fmt::format(": grid {}x{} at the default size, {} verify size(s) through info",
+                                                               info_grid->m, info_grid->n, facts->sizes_checked)
+                                                 : std::string())
+                         : std::string("the info build failed");
+    c.program = std::move(*facts);
+  } else {
+    c.program_note = "not built: " + (s.no_build_reason.empty() && k.path().extension() == ".cu"
+                                          ? std::string("a .cu program needs nvcc (none found; pass --nvcc PATH)")
+                                          : s.no_build_reason);
+  }
+  const std::optional<TileGrid> grid = s.grid ? s.grid : info_grid ? info_grid : k.default_grid();
+  std::size_t errors = 0, warnings = 0;
+  for (const auto& f : c.findings) (f.error ? errors : warnings)++;
+  const std::string counts = errors + warnings == 0 ? std::string()
+                             : fmt::format("; {} error(s), {} warning(s)", errors, warnings);
+  if (!grid) {  // no --grid, no comment, no program: nothing to check the region on
+    c.ok = false;
+    c.summary = "no tile grid to check the region on (no '// swizzleperf:default-grid MxN' comment, and the program was " +
+                c.program_note + "): add the comment or pass --grid MxN" + counts;
+  } else {
+    auto report = check_mapping(k.region(), ragged_grids(*grid), s.hw, s.mapping, runner);
+    if (!report) return report.error();
+    c.ok = report->ok && errors == 0;
+    c.summary = report->summary();
+    if (!report->ok && c.summary.find("timed out") != std::string::npos)
+      c.summary += fmt::format(" (--check-timeout {} s)", std::chrono::duration_cast<std::chrono::seconds>(s.mapping.timeout).count());
+    c.summary += counts;
+    c.report = std::move(*report);
+  }
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return c;
 }
@@ -76,7 +135,7 @@ void print_details(const MappingReport& report) {
 
 int cmd_check(const std::vector<std::string>& args) {
   cxxopts::Options o("swizzleperf check", "Evaluate kernels' swizzle regions on the host: bijection, per-die load, neighbour co-location.");
-  o.positional_help("KERNEL.hip...");
+  o.positional_help("KERNEL.hip|.cu...");
   o.add_options()("kernels", "kernel files", cxxopts::value<std::vector<std::string>>())("h,help", "show this help");
   o.add_options("Hardware model")
       ("arch", "arch whose die model to use: gfx942/mi300x (8 XCDs), sm_90/h100, ...", cxxopts::value<std::string>()->default_value("gfx942"))
@@ -87,7 +146,13 @@ int cmd_check(const std::vector<std::string>& args) {
       ("host-cxx", "host C++ compiler for the evaluator", cxxopts::value<std::string>()->default_value("c++"))
       ("check-timeout", "seconds the evaluator may run on one grid before it is killed (a region that loops forever)",
        cxxopts::value<int>()->default_value("60"))
-      ("details", "list every checked grid under each kernel");
+      ("details", "list every checked grid under each kernel")
+      ("strict", "treat warnings (block-index uses that bypass swizzle_pid) as errors")
+      ("no-build", "do not build the programs for info (source checks and the mapping check only)")
+      ("nvcc", "nvcc for the info build (default: PATH, then /usr/local/cuda/bin)", cxxopts::value<std::string>()->default_value(""))
+      ("hipcc", "hipcc for the info build of .hip programs when there is no nvcc (default: PATH, then /opt/rocm/bin)",
+       cxxopts::value<std::string>()->default_value(""))
+      ("build-timeout", "seconds before an info build is killed", cxxopts::value<int>()->default_value("300"));
   o.add_options("Output")
       ("json", "print the reports as JSON on stdout")
       ("junit", "also write a JUnit XML file: one testcase per kernel", cxxopts::value<std::string>()->default_value(""));
@@ -131,17 +196,39 @@ int cmd_check(const std::vector<std::string>& args) {
   for (const auto& path : r["kernels"].as<std::vector<std::string>>()) {
     auto k = KernelSource::load(path);
     if (!k) return report_error(k.error().message);
-    if (!s.grid && !k->default_grid())
-      return report_error(k->path().string() + " has no '// swizzleperf:default-grid MxN' comment: pass --grid MxN");
     kernels.push_back(std::move(*k));
   }
+  s.strict = r.count("strict") > 0;
+  const int build_timeout = r["build-timeout"].as<int>();
+  if (build_timeout < 1) return report_error("--build-timeout must be at least 1 second");
+  RealProcessRunner runner;
+  ToolOptions cuda_tools, hip_tools;
+  cuda_tools.compiler = r["nvcc"].as<std::string>();
+  hip_tools.compiler = r["hipcc"].as<std::string>();
+  cuda_tools.build_timeout = hip_tools.build_timeout = std::chrono::seconds(build_timeout);
+  CudaBackend cuda(runner, cuda_tools);
+  HipBackend hip(runner, hip_tools);
+  if (r.count("no-build")) {
+    s.no_build_reason = "--no-build";
+  } else {
+    if (cuda.preflight(false)) s.cuda = &cuda;
+    if (hip.preflight(false)) s.hip = &hip;
+    // A path given explicitly must work: a typo must not silently skip the build.
+    if (!cuda_tools.compiler.empty() && !s.cuda) return report_error("--nvcc " + cuda_tools.compiler + " is not an executable");
+    if (!hip_tools.compiler.empty() && !s.hip) return report_error("--hipcc " + hip_tools.compiler + " is not an executable");
+    if (!s.cuda && !s.hip) s.no_build_reason = "no nvcc or hipcc found (the grid comment and sizes are unchecked; pass --nvcc PATH)";
+  }
+  for (const auto& k : kernels)
+    if (!s.grid && !k.default_grid() && !info_builder(k, s))
+      return report_error(k.path().string() + " has no '// swizzleperf:default-grid MxN' comment and cannot be built here (" +
+                          (s.no_build_reason.empty() ? std::string("a .cu program needs nvcc") : s.no_build_reason) +
+                          "): pass --grid MxN");
   const bool json = r.count("json") > 0;
   if (!json)
     std::printf("model: %s, %d die(s), dispatch %s [%s]\n", s.hw.arch.c_str(), s.hw.num_dies, s.hw.dispatch.kind.c_str(),
                 s.hw.dispatch.source.c_str());
   const auto work = std::filesystem::temp_directory_path() / fmt::format("swizzleperf-check-{}", ::getpid());
   s.mapping = MappingCheckOptions{r["host-cxx"].as<std::string>(), work, std::chrono::seconds(r["check-timeout"].as<int>())};
-  RealProcessRunner runner;
   JUnitSuite suite{"swizzleperf check", now_iso8601(), {}};
   nlohmann::json out = {{"hardware", {{"arch", s.hw.arch}, {"num_dies", s.hw.num_dies}, {"dispatch", s.hw.dispatch}}},
                         {"kernels", nlohmann::json::array()}};
@@ -155,7 +242,9 @@ int cmd_check(const std::vector<std::string>& args) {
       return report_error(c.error().message);
     }
     failed += !c->ok;
-    suite.cases.push_back({c->kernel, "swizzleperf.check." + s.hw.arch, c->seconds, !c->ok, c->summary, "", "failure"});
+    std::string details;
+    for (const auto& f : c->findings) details += format_finding(c->kernel, f) + "\n";
+    suite.cases.push_back({c->kernel, "swizzleperf.check." + s.hw.arch, c->seconds, !c->ok, c->summary, details, "failure"});
     if (json) {
       nlohmann::json j = c->report ? nlohmann::json(*c->report) : nlohmann::json::object();
       if (j.contains("grids"))
@@ -163,9 +252,16 @@ int cmd_check(const std::vector<std::string>& args) {
       j["kernel"] = c->kernel;
       j["ok"] = c->ok;
       j["summary"] = c->summary;
+      j["findings"] = nlohmann::json::array();
+      for (const auto& f : c->findings)
+        j["findings"].push_back({{"level", f.error ? "error" : "warning"}, {"line", f.line}, {"text", f.text}});
+      j["program"] = {{"built", c->program && c->program->built}, {"note", c->program_note}};
+      if (c->program && c->program->info) j["program"]["info"] = c->program->info->raw;
       out["kernels"].push_back(j);
     } else {
       std::printf("%s %s: %s\n", c->ok ? "PASS" : "FAIL", c->kernel.c_str(), c->summary.c_str());
+      for (const auto& f : c->findings) std::printf("  %s\n", format_finding(c->kernel, f).c_str());
+      std::printf("  %s\n", c->program_note.c_str());
       if (r.count("details") && c->report) print_details(*c->report);
     }
     std::fflush(stdout);

@@ -58,7 +58,7 @@ nlohmann::json brief(const Attempt& a) {
 
 int cmd_gate(const std::vector<std::string>& args) {
   cxxopts::Options o("swizzleperf gate", "Does the kernel's committed swizzle still pay against the identity order? (GPU)");
-  o.positional_help("KERNEL.hip");
+  o.positional_help("KERNEL.hip|.cu");
   o.add_options()("kernel", "kernel file whose region is the committed swizzle", cxxopts::value<std::string>())(
       "h,help", "show this help");
   o.add_options("Gate")
@@ -83,6 +83,7 @@ int cmd_gate(const std::vector<std::string>& args) {
   const std::filesystem::path kernel_path = r["kernel"].as<std::string>();
   auto kernel = KernelSource::load(kernel_path);
   if (!kernel) return report_error(kernel.error().message);
+  if (auto st = check_no_todo(*kernel); !st) return report_error(st.error().message);
   // Refused here, before any GPU time, with the kernel's path in the message (the
   // loop validates it again where it enters as the run's one proposal).
   auto committed_region = ValidRegion::make(kernel->region());

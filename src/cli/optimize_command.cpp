@@ -18,7 +18,7 @@ namespace swz::cli {
 
 int cmd_optimize(const std::vector<std::string>& args) {
   cxxopts::Options o("swizzleperf optimize", "Search for a swizzle that raises the kernel's L2 hit rate; keep the best validated kernel.");
-  o.positional_help("KERNEL.hip");
+  o.positional_help("KERNEL.hip|.cu");
   o.add_options()("kernel", "kernel file (optional with --resume)", cxxopts::value<std::string>())("h,help", "show this help");
   o.add_options("Run")
       ("iterations", "attempts to make (duplicates of earlier mappings are not counted)", cxxopts::value<int>()->default_value("10"))

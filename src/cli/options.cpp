@@ -14,9 +14,10 @@ namespace swz::cli {
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"optimize", "run the loop on one kernel: baseline, proposals, check, build, verify, time, profile", cmd_optimize},
+      {"init", "write a contract program from a plain CUDA/HIP kernel file (a scaffold with TODOs)", cmd_init},
       {"check", "host-only mapping check of kernels' swizzle regions (any machine, no GPU); --junit", cmd_check},
       {"build", "compile a kernel as the loop would, without running it", cmd_build},
-      {"suite", "optimize a list of kernels (default kernels/*.hip); shards and merge", cmd_suite},
+      {"suite", "optimize a list of kernels (default kernels/*.hip and *.cu); shards and merge", cmd_suite},
       {"sweep", "baseline vs a run's best pattern across problem sizes", cmd_sweep},
       {"gate", "CI on a GPU runner: does the kernel's committed swizzle still pay against the identity order?", cmd_gate},
       {"probe", "measure the device's topology (dies, SM -> L2 side, dispatch order)", cmd_probe},

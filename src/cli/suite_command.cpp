@@ -1,4 +1,4 @@
-// `swizzleperf suite`: optimize over a list of kernels (default: kernels/*.hip),
+// `swizzleperf suite`: optimize over a list of kernels (default: kernels/*.hip and *.cu),
 // one kernel's failure recorded and the suite going on; --shard and --merge.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -22,8 +22,8 @@ namespace fs = std::filesystem;
 
 int cmd_suite(const std::vector<std::string>& args) {
   cxxopts::Options o("swizzleperf suite", "Run optimize over several kernels and write suite-summary.{md,csv,json}.");
-  o.positional_help("[KERNEL.hip...]");
-  o.add_options()("kernels", "kernel files (default: every kernels/*.hip)", cxxopts::value<std::vector<std::string>>())
+  o.positional_help("[KERNEL.hip|.cu...]");
+  o.add_options()("kernels", "kernel files (default: every kernels/*.hip and kernels/*.cu)", cxxopts::value<std::vector<std::string>>())
       ("h,help", "show this help");
   o.add_options("Suite")
       ("out", "output directory (default: runs/suite-<UTC time>)", cxxopts::value<std::string>()->default_value(""))
@@ -83,13 +83,14 @@ int cmd_suite(const std::vector<std::string>& args) {
   } else {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator("kernels", ec))
-      if (e.path().extension() == ".hip") kernels.push_back(e.path());
-    if (kernels.empty()) return report_error("no kernels given and no kernels/*.hip here: pass kernel files");
+      if (is_kernel_file_name(e.path())) kernels.push_back(e.path());
+    if (kernels.empty()) return report_error("no kernels given and no kernels/*.hip or kernels/*.cu here: pass kernel files");
     std::sort(kernels.begin(), kernels.end());
   }
   for (const auto& k : kernels) {
     auto ks = KernelSource::load(k);
     if (!ks) return report_error(ks.error().message);
+    if (auto st = check_no_todo(*ks); !st) return report_error(st.error().message);
   }
   kernels = select_shard(kernels, shard->first, shard->second);
   RealProcessRunner runner;

@@ -16,7 +16,7 @@ namespace swz::cli {
 
 int cmd_sweep(const std::vector<std::string>& args) {
   cxxopts::Options o("swizzleperf sweep", "Measure the baseline against one pattern across problem sizes.");
-  o.positional_help("KERNEL.hip");
+  o.positional_help("KERNEL.hip|.cu");
   o.add_options()("kernel", "kernel file", cxxopts::value<std::string>())("h,help", "show this help");
   o.add_options("Sweep")
       ("sizes", "sizes separated by ';' or ' ', each a comma list for the program's --size (e.g. \"2048,2048,1024;4096,4096,1024\")", cxxopts::value<std::string>()->default_value(""))
@@ -38,6 +38,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   opt.kernel = r["kernel"].as<std::string>();
   auto k = KernelSource::load(opt.kernel);
   if (!k) return report_error(k.error().message);
+  if (auto st = check_no_todo(*k); !st) return report_error(st.error().message);
   std::string sizes = r["sizes"].as<std::string>();
   for (char& c : sizes)
     if (c == ' ') c = ';';

@@ -2,6 +2,8 @@
 // regions in. Diffs use Debian's dtl (libdtl-dev): a maintained Myers diff with
 // unified-hunk output, which beats hand-writing one.
 #include "swizzleperf/core/kernel_source.h"
+
+#include "swizzleperf/core/cuda_scan.h"
 #include "swizzleperf/util/text.h"
 
 #include <dtl/dtl.hpp>
@@ -187,6 +189,7 @@ Result<KernelSource> KernelSource::parse(std::string text, std::filesystem::path
       if (ends == 1) end_line_begin = line.begin;
     } else if (auto g = default_grid_comment(t)) {
       k.default_grid_ = g;
+      k.default_grid_line_ = static_cast<std::size_t>(line_no);
     }
   }
   if (begins == 0)
@@ -261,6 +264,20 @@ std::string unified_diff(std::string_view a, std::string_view b, const std::stri
   out << "--- " << a_name << "\n+++ " << b_name << "\n";
   diff.printUnifiedFormat(out);
   return out.str();
+}
+
+bool is_kernel_file_name(const std::filesystem::path& path) {
+  const auto ext = path.extension();
+  return ext == ".hip" || ext == ".cu";
+}
+
+Status check_no_todo(const KernelSource& kernel) {
+  const auto marks = todo_marks(kernel.text());
+  if (marks.empty()) return ok_status();
+  const std::string where = kernel.path().empty() ? std::string("kernel") : kernel.path().string();
+  return make_error(where + ":" + std::to_string(marks.front().line) + ": " + std::to_string(marks.size()) +
+                    " swizzleperf:TODO left to fill in (" + one_line(marks.front().text, 80) +
+                    "): finish the program, then run swizzleperf check --strict " + where);
 }
 
 }  // namespace swz

@@ -17,6 +17,7 @@ struct LoadedKernel {
 Result<LoadedKernel> load_kernel(const fs::path& path) {
   auto k = KernelSource::load(path);
   if (!k) return k.error();
+  if (auto st = check_no_todo(*k); !st) return st.error();
   auto region = ValidRegion::make(k->region());
   if (!region) return make_error(path.string() + ": " + region.error().message);
   return LoadedKernel{std::move(*k), std::move(*region)};

@@ -276,6 +276,7 @@ int run(int argc, char** argv) {
       mode != "hash" && mode != "compare")
     return usage("unknown mode");
   Shape s = grid_shape(kDefM, kDefN);
+  bool sized = false;  // --size given
   unsigned long reps = 30, warmup = 5, seed = 1;
   std::string dump_file, chunks_file, regime = "burst";
   double threshold = 0.75;
@@ -327,7 +328,7 @@ int run(int argc, char** argv) {
         d[n++] = (unsigned)x; part.clear();
       }
       if (n < 2) return usage("bad --size");
-      s = shape(d[0], d[1], d[2]); ++i;
+      s = shape(d[0], d[1], d[2]); sized = true; ++i;
     } else return usage("unknown option");
   }
   if (const char* ms = std::getenv("SWZ_FAKE_SLEEP_MS")) sleep_ms(std::strtoul(ms, nullptr, 10));
@@ -345,9 +346,22 @@ int run(int argc, char** argv) {
     print_size(s);
     const unsigned long long footprint = 4ull * ((unsigned long long)s.M * s.K + (unsigned long long)s.K * s.N +
                                                  (unsigned long long)s.M * s.N);
+    // SWZ_FAKE_INFO_GRID=MxN: the grid info reports at the default size (a program whose
+    // default-grid comment disagrees with it, for check's port checks).
+    SwizzleGrid g = s.g;
+    if (const char* ig = std::getenv("SWZ_FAKE_INFO_GRID"); ig && !sized) {
+      unsigned m = 0, n = 0;
+      if (std::sscanf(ig, "%ux%u", &m, &n) == 2 && m && n) g = SwizzleGrid{m, n};
+    }
     emit(",\"grid\":{\"m\":%u,\"n\":%u},\"num_pids\":%u,\"footprint_bytes\":%llu,\"num_dies\":%d,"
-         "\"dump_tol\":%g,\"launches\":%lu",
-         s.g.m, s.g.n, np, footprint, (int)(SWZ_NUM_DIES), dump_tol, launches);
+         "\"dump_tol\":%g,\"launches\":%lu,\"verify_sizes\":[",
+         g.m, g.n, g.m * g.n, footprint, (int)(SWZ_NUM_DIES), dump_tol, launches);
+    const Shape verify[] = {grid_shape(5, 3), grid_shape(1, 7), grid_shape(7, 1)};
+    for (int c = 0; c < 3; ++c) {
+      emit(c ? "," : "");
+      print_size(verify[c]);
+    }
+    emit("]");
     // SWZ_FAKE_NO_FOOTPRINTS=1: the launch count alone, like smith_waterman.
     if (!env_on("SWZ_FAKE_NO_FOOTPRINTS")) {
       emit(",\"launch_footprints_bytes\":[");

@@ -26,6 +26,7 @@ int cmd_sweep(const std::vector<std::string>& args);
 int cmd_probe(const std::vector<std::string>& args);
 int cmd_gate(const std::vector<std::string>& args);
 int cmd_compare(const std::vector<std::string>& args);
+int cmd_init(const std::vector<std::string>& args);
 
 // optimize on a machine with no GPU: host mapping analysis of the candidates, as a
 // table (or JSON on stdout with `json`), then exit 2: nothing was measured.

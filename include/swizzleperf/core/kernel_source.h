@@ -57,6 +57,8 @@ class KernelSource {
   Result<std::string> splice(std::string_view new_region) const;
   // From a `// swizzleperf:default-grid MxN` comment, if present.
   std::optional<TileGrid> default_grid() const { return default_grid_; }
+  // Its 1-based line (0 when there is none).
+  std::size_t default_grid_line() const { return default_grid_line_; }
   // How many numbers the program's size takes, read from a harness program's
   // `default_size() ... { return {a, b, c}; }` without building it (so `--size`
   // is checked on a machine with no compiler or GPU); nullopt when not found.
@@ -68,7 +70,17 @@ class KernelSource {
   std::size_t region_begin_ = 0;  // first byte after the begin marker's line
   std::size_t region_end_ = 0;    // first byte of the end marker's line
   std::optional<TileGrid> default_grid_;
+  std::size_t default_grid_line_ = 0;
 };
+
+// A kernel program's file name: .hip, or .cu (CUDA as written: built by nvcc on the
+// cuda backend; the hip backend refuses a program that uses the CUDA runtime).
+bool is_kernel_file_name(const std::filesystem::path& path);
+
+// A program `swizzleperf init` wrote that is not finished yet: an Error naming the first
+// `swizzleperf:TODO` left and how many there are. The run commands (optimize, build,
+// gate, suite, sweep) refuse such a file before anything builds; `check` lists them all.
+Status check_no_todo(const KernelSource& kernel);
 
 // A region of `bytes` over kMaxRegionBytes is an Error stating the limit: the one
 // size rule, applied where a region enters (kernel file, reply, history).

@@ -1,0 +1,165 @@
+// `swizzleperf init FILE.cu|FILE.hip [--kernel NAME] [-o OUT]`: writes a contract
+// program made from a plain CUDA/HIP kernel file (core/kernel_init) beside it. It
+// never writes over a file: not the input, not an existing output, not even one
+// created by someone else between the check and the write (the program is written to
+// a temp file in the output's directory and linked to its name, which fails if the
+// name exists). On any error it exits 2 with one line and leaves nothing behind.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "swizzleperf/cli/app.h"
+#include "swizzleperf/cli/commands.h"
+#include "swizzleperf/core/kernel_init.h"
+#include "swizzleperf/core/kernel_source.h"
+#include "swizzleperf/util/file_io.h"
+#include "swizzleperf/util/text.h"
+
+namespace swz::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string exists_message(const fs::path& out) {
+  return out.string() + " exists: remove it or pass -o OTHER (init never writes over a file)";
+}
+
+bool write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Writes `text` to `out` only if no file of that name exists, atomically: a temp file
+// in the same directory (0666 less the umask), written and synced, then link()ed to
+// `out` (EEXIST: someone was first) and unlinked. Where the file system has no hard
+// links, `out` is created with O_EXCL and written in place instead (removed again on
+// failure). The errors: "cannot write OUT: REASON", or the exists message.
+Status write_new_file(const fs::path& out, const std::string& text) {
+  const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  std::string tmpl = (dir / ".swz-init-XXXXXX").string();
+  const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
+  auto cannot = [&](int e) { return make_error("cannot write " + out.string() + ": " + std::strerror(e)); };
+  if (fd < 0) return cannot(errno);
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  if (!write_all(fd, text) || ::fchmod(fd, 0666 & ~mask) != 0 || ::fsync(fd) != 0) {
+    const int e = errno;
+    ::close(fd);
+    ::unlink(tmpl.c_str());
+    return cannot(e);
+  }
+  if (::close(fd) != 0) {
+    const int e = errno;
+    ::unlink(tmpl.c_str());
+    return cannot(e);
+  }
+  if (::link(tmpl.c_str(), out.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmpl.c_str());
+    if (e == EEXIST) return make_error(exists_message(out));
+    if (e != EPERM && e != EOPNOTSUPP && e != ENOSYS && e != EMLINK) return cannot(e);
+    // No hard links here: create the name exclusively and write it in place.
+    const int out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (out_fd < 0) return errno == EEXIST ? make_error(exists_message(out)) : cannot(errno);
+    if (!write_all(out_fd, text) || ::fsync(out_fd) != 0) {
+      const int e2 = errno;
+      ::close(out_fd);
+      ::unlink(out.c_str());
+      return cannot(e2);
+    }
+    if (::close(out_fd) != 0) {
+      const int e2 = errno;
+      ::unlink(out.c_str());
+      return cannot(e2);
+    }
+    return ok_status();
+  }
+  ::unlink(tmpl.c_str());
+  // The new name must survive a power loss too.
+  if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+    (void)::fsync(dfd);
+    ::close(dfd);
+  }
+  return ok_status();
+}
+
+// Whether a and b name the same file: the same inode when both exist, else the same
+// normalised absolute path.
+bool same_file(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) {
+    const bool same = fs::equivalent(a, b, ec);
+    if (!ec) return same;
+  }
+  const auto ca = fs::weakly_canonical(fs::absolute(a, ec), ec);
+  const auto cb = fs::weakly_canonical(fs::absolute(b, ec), ec);
+  return ca == cb;
+}
+
+}  // namespace
+
+int cmd_init(const std::vector<std::string>& args) {
+  cxxopts::Options o("swizzleperf init",
+                     "Write a contract program (docs/kernel-contract.md) from a plain CUDA or HIP kernel file: the "
+                     "kernel takes its block from swizzle_pid and launches a 1-D grid, main becomes a SwzProgram "
+                     "skeleton; every line left to you is marked swizzleperf:TODO. Nothing is ever overwritten.");
+  o.positional_help("FILE.cu|FILE.hip");
+  o.add_options()("file", "the CUDA or HIP file", cxxopts::value<std::string>())
+      ("kernel", "the __global__ kernel to port (needed when the file defines several)", cxxopts::value<std::string>())
+      ("o,output", "the program to write (default: <stem>_swz<ext> beside FILE)", cxxopts::value<std::string>())
+      ("h,help", "show this help");
+  o.parse_positional({"file"});
+  cxxopts::ParseResult r;
+  if (auto done = parse_command(o, args, "init", {""}, r)) return *done;
+  if (!r.count("file")) return report_error("init needs a CUDA or HIP file: swizzleperf init FILE.cu [--kernel NAME] [-o OUT]");
+
+  const fs::path input = r["file"].as<std::string>();
+  const std::string shown = one_line(input.string(), 200);
+  std::error_code ec;
+  const auto st = fs::status(input, ec);
+  if (!fs::exists(st)) return report_error(shown + " does not exist");
+  if (fs::is_directory(st)) return report_error(shown + " is a directory, not a CUDA or HIP file");
+  if (auto name_ok = check_init_input_name(input); !name_ok) return report_error(name_ok.error().message);
+  if (!fs::is_regular_file(st)) return report_error(shown + " is not a regular file");
+  if (const auto size = fs::file_size(input, ec); !ec && size > kMaxKernelFileBytes)
+    return report_error(shown + " is " + with_thousands(size) + " bytes; the limit is " + with_thousands(kMaxKernelFileBytes) +
+                        " (a kernel file is tens of KB)");
+
+  fs::path output = r.count("output") ? fs::path(r["output"].as<std::string>()) : default_init_output(input);
+  const std::string out_shown = one_line(output.string(), 200);
+  if (output.empty()) return report_error("-o needs the path of the program to write");
+  if (same_file(input, output))
+    return report_error("-o " + out_shown + " is the input file: init never writes over its input; pass another -o");
+  if (fs::is_directory(output, ec))
+    return report_error("-o " + out_shown + " is a directory: give the path of the program to write (e.g. " +
+                        one_line((output / default_init_output(input).filename()).string(), 200) + ")");
+  if (fs::exists(fs::symlink_status(output, ec))) return report_error(exists_message(out_shown));
+
+  auto text = read_file(input);
+  if (!text) return report_error(text.error().message);
+  std::optional<std::string> kernel;
+  if (r.count("kernel")) kernel = r["kernel"].as<std::string>();
+  auto made = make_contract_program(*text, input, kernel, output);
+  if (!made) return report_error(made.error().message);
+  if (auto written = write_new_file(output, made->text); !written) return report_error(written.error().message);
+
+  for (const auto& w : made->warnings) std::fprintf(stderr, "swizzleperf: warning: %s:%s\n", shown.c_str(), w.c_str());
+  std::printf("wrote %s (kernel %s, %d-D grid, %zu swizzleperf:TODO to fill in); next: edit it, then swizzleperf check --strict %s\n",
+              out_shown.c_str(), one_line(made->kernel, 80).c_str(), made->grid_dims, made->todo_count, out_shown.c_str());
+  return kExitOk;
+}
+
+}  // namespace swz::cli

@@ -1,0 +1,986 @@
+// The CUDA/HIP source scanner (see the header).
+//
+// How it works. One pass of a hand-written lexer turns the text into code tokens
+// (identifiers, numbers, string and character literals, punctuation) and, beside
+// them, the spans of comments and preprocessor lines, which are never tokens:
+//   - `//` comments run to the end of the line, a backslash-newline continuing them;
+//     `/* */` comments to the first `*/` (or the end of the text).
+//   - "..." and '...' literals end at their unescaped quote; an unterminated one ends
+//     at the end of its line, as compilers recover. Prefixes L, u, U, u8 are part of
+//     the literal, and so is a raw string R"delim(...)delim" (delimiter of at most 16
+//     characters; a malformed one is read as an ordinary string).
+//   - Digit separators (1'000'000) stay inside their number (pp-number rules).
+//   - A `#` (or the digraph `%:`) that is the first thing on a line, comments aside,
+//     starts a preprocessor line, which runs to an unspliced newline; literals and
+//     comments inside it are skipped (a `/* */` may carry it over several lines).
+//   - A backslash-newline in code is whitespace; a UTF-8 byte order mark is skipped;
+//     other bytes below 0x20 are whitespace, bytes from 0x80 up are identifier
+//     characters (UTF-8 identifiers), so every input lexes.
+//   - Punctuation is one character, except `::` and `->`. `<<<` and `>>>` are three
+//     `<`/`>` tokens with nothing between them, so that `a<b<c<int>>>` still closes
+//     its template arguments one by one.
+// A second pass matches (), [] and {} with an explicit stack (a closer that does not
+// match is dropped; a `}` closes the parentheses left open inside its braces). Every
+// later question is answered from the tokens and that table with walks of bounded
+// length, or walks that never revisit a token, so the whole scan is linear in the
+// text and uses no recursion:
+//   - functions: a `{` is a function body when, walking back over specifiers
+//     (const, noexcept(...), __attribute__((...)), a trailing return type, a
+//     constructor's member initializers), it follows the `)` of a parameter list
+//     whose '(' follows a name that is not a keyword (if, for, while, ...). Only
+//     bodies not inside another function body are kept (lambdas are not functions).
+//   - kernels: from each `__global__`, forward to the first '(' that follows a name
+//     other than an attribute (`__launch_bounds__(...)`, `__attribute__((...))`,
+//     `[[...]]` are stepped over), then past its ')' to a '{' (a definition) or ';'
+//     (a declaration); back from it over specifiers to see a `template<...>`.
+//   - launches: three adjacent '<' after a name (or after a name's template
+//     arguments), a configuration up to three adjacent '>' at bracket depth 0, then
+//     the argument list; or `hipLaunchKernelGGL(` with at least five arguments.
+//     A launch's arguments are not searched for other launches (no real code
+//     has one there, and reading them would make nested input quadratic).
+//     Arguments split at top-level commas: commas inside brackets, and inside a
+//     '<' ... '>' that follows a name and is followed by '(', '{', '::', ',', ')',
+//     '>', ']', ';' or the end (a template argument list), do not split.
+// Limits, by design: the preprocessor is not run, so a kernel or launch written
+// through a macro is not seen, and both branches of an #if are read as code (braces
+// unbalanced across branches confuse the function finder for the rest of the file);
+// a `<` that is a comparison but looks like template arguments (`f(a<b, c>(d))`) is
+// read as template arguments; a function whose name comes from a macro, an operator
+// function and a lambda have no name here; `a < b` inside a launch's template
+// arguments is taken for one. Text past kMaxKernelFileBytes is not scanned, which
+// also keeps every offset in 32 bits.
+#include "swizzleperf/core/cuda_scan.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "swizzleperf/core/kernel_source.h"
+
+namespace swz {
+
+namespace {
+
+constexpr std::uint32_t kNone = 0xffffffffu;
+enum : std::uint8_t { kIdent, kNumber, kString, kChar, kPunct };
+enum : std::uint8_t { kDirInclude, kDirOpen, kDirClose, kDirOther };
+
+bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+bool is_alpha(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool ident_start(unsigned char c) { return is_alpha(c) || c == '_' || c == '$' || c >= 0x80; }
+bool ident_char(unsigned char c) { return ident_start(c) || is_digit(c); }
+
+bool one_of(std::string_view w, std::initializer_list<std::string_view> words) {
+  for (auto x : words)
+    if (w == x) return true;
+  return false;
+}
+
+// Names that look like a call before a '(' but are not a function being defined.
+bool is_control(std::string_view w) {
+  return one_of(w, {"if", "for", "while", "switch", "catch", "return", "sizeof", "alignof", "decltype", "typeid",
+                    "static_assert", "new", "delete", "do", "else", "case", "throw", "co_await", "co_return",
+                    "co_yield", "defined", "__builtin_expect", "requires"});
+}
+
+// Attribute-like calls before a declarator or after a parameter list: stepped over.
+bool is_specifier_call(std::string_view w) {
+  return one_of(w, {"__launch_bounds__", "__attribute__", "__declspec", "alignas", "__align__", "__cluster_dims__",
+                    "__maxnreg__", "__block_size__", "noexcept", "throw", "__noinline__", "__forceinline__"});
+}
+
+// Words that may stand between a parameter list's ')' and the body's '{'.
+bool is_trailing_specifier(std::string_view w) {
+  return one_of(w, {"const", "override", "final", "noexcept", "mutable", "volatile", "try", "__restrict__"});
+}
+
+// Words before a name that make it a use, not a declaration's name.
+bool is_statement_word(std::string_view w) {
+  return one_of(w, {"return", "else", "case", "goto", "throw", "delete", "new", "co_return", "co_yield", "sizeof",
+                    "typedef", "using", "do"});
+}
+
+}  // namespace
+
+CudaSource::CudaSource(std::string_view text) : text_(text.substr(0, std::min(text.size(), kMaxKernelFileBytes))) {
+  lex();
+  match_brackets();
+  find_functions();
+  find_kernels();
+  find_launches();
+  find_harness_point();
+}
+
+// ---- tokens ------------------------------------------------------------------------------
+
+bool CudaSource::punct(std::size_t i, char c) const {
+  if (i >= toks_.size()) return false;
+  const Token& t = toks_[i];
+  return t.kind == kPunct && t.end - t.begin == 1 && text_[t.begin] == c;
+}
+
+bool CudaSource::punct2(std::size_t i, std::string_view two) const {
+  if (i >= toks_.size()) return false;
+  const Token& t = toks_[i];
+  return t.kind == kPunct && t.end - t.begin == 2 && text_.substr(t.begin, 2) == two;
+}
+
+bool CudaSource::ident(std::size_t i) const { return i < toks_.size() && toks_[i].kind == kIdent; }
+
+bool CudaSource::ident(std::size_t i, std::string_view word) const { return ident(i) && tok(i) == word; }
+
+bool CudaSource::adjacent(std::size_t i) const {
+  return i > 0 && i < toks_.size() && toks_[i].begin == toks_[i - 1].end;
+}
+
+bool CudaSource::triple(std::size_t i, char c) const {
+  return punct(i, c) && punct(i + 1, c) && punct(i + 2, c) && adjacent(i + 1) && adjacent(i + 2);
+}
+
+std::size_t CudaSource::token_at_or_after(std::size_t offset) const {
+  auto it = std::lower_bound(toks_.begin(), toks_.end(), offset,
+                             [](const Token& t, std::size_t off) { return t.begin < off; });
+  return static_cast<std::size_t>(it - toks_.begin());
+}
+
+// ---- the lexer -----------------------------------------------------------------------------
+
+void CudaSource::lex() {
+  const std::string_view s = text_;
+  const std::size_t n = s.size();
+  line_starts_.push_back(0);
+  for (std::size_t i = 0; i < n; ++i)
+    if (s[i] == '\n') line_starts_.push_back(static_cast<std::uint32_t>(i + 1));
+
+  // A backslash-newline (or backslash-CR-LF) at i: its length, else 0.
+  auto splice = [&](std::size_t i) -> std::size_t {
+    if (i >= n || s[i] != '\\') return 0;
+    if (i + 1 < n && s[i + 1] == '\n') return 2;
+    if (i + 2 < n && s[i + 1] == '\r' && s[i + 2] == '\n') return 3;
+    return 0;
+  };
+  auto add_comment = [&](std::size_t b, std::size_t e) {
+    comments_.push_back({static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(e)});
+  };
+  // From a "//" at i to its newline (not consumed).
+  auto line_comment = [&](std::size_t i) {
+    std::size_t j = i + 2;
+    while (j < n && s[j] != '\n') {
+      if (const std::size_t sp = splice(j)) j += sp;
+      else ++j;
+    }
+    add_comment(i, j);
+    return j;
+  };
+  auto block_comment = [&](std::size_t i) {
+    const std::size_t close = s.find("*/", i + 2);
+    const std::size_t j = close == std::string_view::npos ? n : close + 2;
+    add_comment(i, j);
+    return j;
+  };
+  // From the quote at i to just past its closing quote; an unterminated literal ends
+  // at its newline (not consumed).
+  auto quoted = [&](std::size_t i, char q) {
+    std::size_t j = i + 1;
+    while (j < n) {
+      const char c = s[j];
+      if (c == '\\') {
+        const std::size_t sp = splice(j);
+        j += sp ? sp : 2;
+        continue;
+      }
+      if (c == q) return j + 1;
+      if (c == '\n') return j;
+      ++j;
+    }
+    return n;
+  };
+  // From the '"' of a raw string at i to just past its closing delimiter.
+  auto raw = [&](std::size_t i) {
+    std::size_t k = i + 1;
+    auto delim_char = [](unsigned char c) { return c > ' ' && c < 0x7f && c != '(' && c != ')' && c != '\\'; };
+    while (k < n && k - (i + 1) <= 16 && delim_char(static_cast<unsigned char>(s[k]))) ++k;
+    if (k >= n || s[k] != '(' || k - (i + 1) > 16) return quoted(i, '"');
+    std::string closing = ")";
+    closing.append(s.substr(i + 1, k - i - 1));
+    closing += '"';
+    const std::size_t at = s.find(closing, k + 1);
+    return at == std::string_view::npos ? n : at + closing.size();
+  };
+  auto directive = [&](std::size_t i) {
+    std::size_t j = i + (s[i] == '#' ? 1 : 2);
+    while (j < n && (s[j] == ' ' || s[j] == '\t')) ++j;
+    const std::size_t w = j;
+    while (j < n && ident_char(static_cast<unsigned char>(s[j]))) ++j;
+    const std::string_view word = s.substr(w, j - w);
+    std::uint8_t kind = kDirOther;
+    if (word == "include" || word == "include_next" || word == "import") kind = kDirInclude;
+    else if (word == "if" || word == "ifdef" || word == "ifndef") kind = kDirOpen;
+    else if (word == "endif") kind = kDirClose;
+    while (j < n && s[j] != '\n') {
+      if (const std::size_t sp = splice(j)) {
+        j += sp;
+      } else if (s[j] == '/' && j + 1 < n && s[j + 1] == '/') {
+        j = line_comment(j);
+      } else if (s[j] == '/' && j + 1 < n && s[j + 1] == '*') {
+        j = block_comment(j);
+      } else if (s[j] == '"' || s[j] == '\'') {
+        j = quoted(j, s[j]);
+      } else {
+        ++j;
+      }
+    }
+    directives_.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), kind});
+    return j;
+  };
+  auto push = [&](std::size_t b, std::size_t e, std::uint8_t kind) {
+    toks_.push_back({static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(e), kind});
+  };
+
+  std::size_t i = 0;
+  if (n >= 3 && s.substr(0, 3) == "\xEF\xBB\xBF") i = 3;
+  bool line_start = true;  // nothing but blanks and comments since the last newline
+  while (i < n) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const char next = i + 1 < n ? s[i + 1] : '\0';
+    if (c == '\n') {
+      line_start = true;
+      ++i;
+    } else if (const std::size_t sp = splice(i)) {
+      i += sp;
+    } else if (c <= ' ' || c == 0x7f) {
+      ++i;
+    } else if (c == '/' && next == '/') {
+      i = line_comment(i);
+    } else if (c == '/' && next == '*') {
+      i = block_comment(i);
+    } else if (line_start && (c == '#' || (c == '%' && next == ':'))) {
+      i = directive(i);
+    } else {
+      line_start = false;
+      if (ident_start(c)) {
+        std::size_t j = i;
+        while (j < n && ident_char(static_cast<unsigned char>(s[j]))) ++j;
+        const std::string_view word = s.substr(i, j - i);
+        if (j < n && s[j] == '"' && one_of(word, {"R", "LR", "uR", "UR", "u8R"})) {
+          j = raw(j);
+          push(i, j, kString);
+        } else if (j < n && (s[j] == '"' || s[j] == '\'') && one_of(word, {"L", "u", "U", "u8"})) {
+          const char q = s[j];
+          j = quoted(j, q);
+          push(i, j, q == '"' ? kString : kChar);
+        } else {
+          push(i, j, kIdent);
+        }
+        i = j;
+      } else if (is_digit(c) || (c == '.' && is_digit(static_cast<unsigned char>(next)))) {
+        std::size_t j = i + 1;
+        while (j < n) {
+          const unsigned char d = static_cast<unsigned char>(s[j]);
+          if (ident_char(d) || d == '.') {
+            ++j;
+          } else if ((d == '+' || d == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E' || s[j - 1] == 'p' || s[j - 1] == 'P')) {
+            ++j;
+          } else if (d == '\'' && j + 1 < n && ident_char(static_cast<unsigned char>(s[j + 1]))) {
+            j += 2;
+          } else {
+            break;
+          }
+        }
+        push(i, j, kNumber);
+        i = j;
+      } else if (c == '"' || c == '\'') {
+        const std::size_t j = quoted(i, static_cast<char>(c));
+        push(i, j, c == '"' ? kString : kChar);
+        i = j;
+      } else if ((c == ':' && next == ':') || (c == '-' && next == '>')) {
+        push(i, i + 2, kPunct);
+        i += 2;
+      } else {
+        push(i, i + 1, kPunct);
+        ++i;
+      }
+    }
+  }
+}
+
+void CudaSource::match_brackets() {
+  match_.assign(toks_.size(), kNone);
+  std::vector<std::uint32_t> open;
+  auto opener = [&](std::uint32_t t) { return text_[toks_[t].begin]; };
+  auto pair = [&](std::uint32_t a, std::uint32_t b) {
+    match_[a] = b;
+    match_[b] = a;
+  };
+  for (std::uint32_t i = 0; i < toks_.size(); ++i) {
+    if (punct(i, '(') || punct(i, '[') || punct(i, '{')) {
+      open.push_back(i);
+    } else if (punct(i, ')') || punct(i, ']')) {
+      const char want = punct(i, ')') ? '(' : '[';
+      // Parentheses and brackets left open inside this group are abandoned; a '{'
+      // is never closed by them (the closer is dropped instead).
+      while (!open.empty() && opener(open.back()) != '{' && opener(open.back()) != want) open.pop_back();
+      if (!open.empty() && opener(open.back()) == want) {
+        pair(open.back(), i);
+        open.pop_back();
+      }
+    } else if (punct(i, '}')) {
+      while (!open.empty() && opener(open.back()) != '{') open.pop_back();
+      if (!open.empty()) {
+        pair(open.back(), i);
+        open.pop_back();
+      }
+    }
+  }
+}
+
+// ---- bounded token walks -----------------------------------------------------------------------
+
+// The '<' that opens the template arguments closed by the '>' at `close`, walking back
+// at most 64 tokens and never below `floor`; kNone when there is none.
+std::uint32_t CudaSource::angle_open_before(std::uint32_t close, std::uint32_t floor) const {
+  int depth = 0;
+  std::uint32_t j = close;
+  for (int steps = 0; steps < 64; ++steps) {
+    if (punct(j, '>')) {
+      ++depth;
+    } else if (punct(j, '<')) {
+      if (--depth == 0) return j;
+    } else if ((punct(j, ')') || punct(j, ']')) && match_[j] != kNone && match_[j] < j) {
+      j = match_[j];
+    } else if (punct(j, ';') || punct(j, '{') || punct(j, '}')) {
+      return kNone;
+    }
+    if (j == 0 || j <= floor) return kNone;
+    --j;
+  }
+  return kNone;
+}
+
+// The name token of the call or declarator whose '(' is at `open`: `f(`, `f<T>(`.
+std::uint32_t CudaSource::name_before_paren(std::uint32_t open) const {
+  if (open == 0) return kNone;
+  const std::uint32_t p = open - 1;
+  if (ident(p)) return p;
+  if (punct(p, '>')) {
+    const std::uint32_t a = angle_open_before(p, 0);
+    if (a != kNone && a > 0 && ident(a - 1)) return a - 1;
+  }
+  return kNone;
+}
+
+// The name token of the function whose body opens at `brace`, or kNone.
+std::uint32_t CudaSource::function_name_before(std::uint32_t brace) const {
+  if (brace == 0) return kNone;
+  std::uint32_t j = brace - 1;
+  for (int steps = 0; steps < 64; ++steps) {
+    if (punct(j, ')')) {
+      const std::uint32_t open = match_[j];
+      if (open == kNone || open > j) return kNone;
+      const std::uint32_t name = name_before_paren(open);
+      if (name == kNone) return kNone;  // a lambda's ']', a cast, an operator
+      const std::string_view w = tok(name);
+      if (is_specifier_call(w)) {  // noexcept(...), __attribute__((...)) after the parameters
+        if (name == 0) return kNone;
+        j = name - 1;
+        continue;
+      }
+      if (is_control(w)) return kNone;
+      // A constructor's member initializer `x_(a)`: after ':' or ',' that follows a
+      // ')' or '}' (the parameter list or the previous initializer).
+      if (name >= 2 && (punct(name - 1, ',') || punct(name - 1, ':')) && (punct(name - 2, ')') || punct(name - 2, '}'))) {
+        j = name - 2;
+        continue;
+      }
+      return name;
+    }
+    if (punct(j, '}')) {  // a member initializer with braces: `x_{a}`
+      const std::uint32_t open = match_[j];
+      if (open == kNone || open > j || open < 3) return kNone;
+      if (ident(open - 1) && (punct(open - 2, ',') || punct(open - 2, ':')) && (punct(open - 3, ')') || punct(open - 3, '}'))) {
+        j = open - 3;
+        continue;
+      }
+      return kNone;
+    }
+    if ((ident(j) && is_trailing_specifier(tok(j))) || punct(j, '&')) {
+      if (j == 0) return kNone;
+      --j;
+      continue;
+    }
+    // A trailing return type `-> T`: back to the arrow.
+    std::uint32_t k = j;
+    bool arrow = false;
+    for (int back = 0; back < 32; ++back) {
+      if (punct2(k, "->")) {
+        arrow = true;
+        break;
+      }
+      if (punct(k, ';') || punct(k, '{') || punct(k, '}') || punct(k, ')') || k == 0) break;
+      --k;
+    }
+    if (!arrow || k == 0) return kNone;
+    j = k - 1;
+  }
+  return kNone;
+}
+
+// The '>' that closes the template arguments opened by the '<' at `open` (before
+// `end`), when what follows it fits a template-id; kNone otherwise. At most 64 tokens.
+std::uint32_t CudaSource::template_close_after(std::uint32_t open, std::uint32_t end) const {
+  int depth = 1;
+  std::uint32_t k = open + 1;
+  for (int steps = 0; steps < 64 && k < end; ++steps) {
+    if ((punct(k, '(') || punct(k, '[') || punct(k, '{')) && match_[k] != kNone && match_[k] > k && match_[k] < end) {
+      k = match_[k] + 1;
+      continue;
+    }
+    if (punct(k, ';') || punct(k, '{') || punct(k, '}') || punct(k, ')') || punct(k, ']')) return kNone;
+    if (punct(k, '<') && ident(k - 1)) {
+      ++depth;
+    } else if (punct(k, '>') && --depth == 0) {
+      const std::uint32_t f = k + 1;
+      if (f >= end || punct(f, '(') || punct(f, '{') || punct2(f, "::") || punct(f, ',') || punct(f, ')') ||
+          punct(f, '>') || punct(f, ']') || punct(f, ';'))
+        return k;
+      return kNone;
+    }
+    ++k;
+  }
+  return kNone;
+}
+
+// [begin, end) split at its top-level commas; nothing for an empty range.
+std::vector<CudaSource::Span> CudaSource::split_top(std::uint32_t begin, std::uint32_t end) const {
+  std::vector<Span> parts;
+  if (begin >= end) return parts;
+  std::uint32_t seg = begin, j = begin;
+  while (j < end) {
+    if ((punct(j, '(') || punct(j, '[') || punct(j, '{')) && match_[j] != kNone && match_[j] > j && match_[j] < end) {
+      j = match_[j] + 1;
+      continue;
+    }
+    if (punct(j, '<') && j > begin && ident(j - 1) && !(punct(j + 1, '<') && adjacent(j + 1))) {
+      const std::uint32_t close = template_close_after(j, end);
+      if (close != kNone) {
+        j = close + 1;
+        continue;
+      }
+    }
+    if (punct(j, ',')) {
+      parts.push_back({seg, j});
+      seg = j + 1;
+    }
+    ++j;
+  }
+  parts.push_back({seg, end});
+  return parts;
+}
+
+std::string CudaSource::code_tokens(std::uint32_t begin, std::uint32_t end) const {
+  std::string out;
+  for (std::uint32_t t = begin; t < end && t < toks_.size(); ++t) {
+    if (t > begin && toks_[t].begin > toks_[t - 1].end) out += ' ';
+    out.append(tok(t));
+  }
+  return out;
+}
+
+std::string CudaSource::enclosing(std::size_t offset) const {
+  auto it = std::upper_bound(functions_.begin(), functions_.end(), offset,
+                             [](std::size_t off, const FunctionDef& f) { return off < f.body_open; });
+  if (it == functions_.begin()) return "";
+  --it;
+  return offset < it->body_close ? it->name : "";
+}
+
+// ---- functions, kernels, launches --------------------------------------------------------------
+
+void CudaSource::find_functions() {
+  struct Open {
+    std::uint32_t tok;
+    bool function;
+  };
+  std::vector<Open> stack;
+  int in_function = 0;
+  for (std::uint32_t i = 0; i < toks_.size(); ++i) {
+    if (punct(i, '{')) {
+      bool fn = false;
+      if (in_function == 0 && match_[i] != kNone) {
+        const std::uint32_t name = function_name_before(i);
+        if (name != kNone) {
+          fn = true;
+          // The declaration's first token: back over the return type, qualifiers,
+          // `extern "C"` and a template clause (at most 32 tokens).
+          std::uint32_t b = name;
+          for (int steps = 0; steps < 32 && b > 0; ++steps) {
+            const std::uint32_t p = b - 1;
+            if ((ident(p) && !is_statement_word(tok(p))) || punct2(p, "::") || punct(p, '*') || punct(p, '&') ||
+                toks_[p].kind == kString) {
+              b = p;
+              continue;
+            }
+            if (punct(p, '>')) {
+              const std::uint32_t a = angle_open_before(p, 0);
+              if (a != kNone && a > 0 && ident(a - 1)) {
+                b = a - 1;
+                continue;
+              }
+            }
+            break;
+          }
+          FunctionDef f;
+          f.name = std::string(tok(name));
+          f.line = line_of(toks_[name].begin);
+          f.name_begin = toks_[name].begin;
+          f.decl_begin = toks_[b].begin;
+          f.body_open = toks_[i].begin;
+          f.body_close = toks_[match_[i]].begin;
+          functions_.push_back(std::move(f));
+          function_toks_.push_back({i, match_[i]});
+        }
+      }
+      stack.push_back({i, fn});
+      if (fn) ++in_function;
+    } else if (punct(i, '}') && match_[i] != kNone) {
+      const std::uint32_t open = match_[i];
+      while (!stack.empty()) {
+        const Open top = stack.back();
+        stack.pop_back();
+        if (top.function) --in_function;
+        if (top.tok == open) break;
+      }
+    }
+  }
+}
+
+void CudaSource::find_kernels() {
+  const auto n = static_cast<std::uint32_t>(toks_.size());
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (!ident(i, "__global__")) continue;
+    // Forward to the declarator's '(' (attributes stepped over). The walk stops at
+    // the next __global__ and at a closer, so no token is walked twice.
+    std::uint32_t name = kNone, popen = kNone;
+    for (std::uint32_t j = i + 1; j < n;) {
+      if (punct(j, ';') || punct(j, '{') || punct(j, '}') || punct(j, ')') || punct(j, ']') || ident(j, "__global__"))
+        break;
+      if (punct(j, '[') && punct(j + 1, '[') && match_[j] != kNone) {
+        j = match_[j] + 1;
+        continue;
+      }
+      if (punct(j, '(')) {
+        if (match_[j] == kNone) break;
+        const std::uint32_t nm = name_before_paren(j);
+        if (nm != kNone && nm > i && !is_specifier_call(tok(nm))) {
+          name = nm;
+          popen = j;
+          break;
+        }
+        j = match_[j] + 1;
+        continue;
+      }
+      ++j;
+    }
+    if (name == kNone) continue;
+    const std::uint32_t pclose = match_[popen];
+    // Past the parameters: a body or the ';' of a declaration.
+    std::uint32_t body = kNone;
+    bool declaration = false;
+    for (std::uint32_t k = pclose + 1; k < n;) {
+      if (punct(k, '{')) {
+        body = k;
+        break;
+      }
+      if (punct(k, ';')) {
+        declaration = true;
+        break;
+      }
+      if (punct(k, '}') || punct(k, ')') || punct(k, ']') || ident(k, "__global__")) break;
+      if ((punct(k, '(') || punct(k, '[')) && match_[k] != kNone) {
+        k = match_[k] + 1;
+        continue;
+      }
+      ++k;
+    }
+    if (body == kNone && !declaration) continue;
+    if (body != kNone && match_[body] == kNone) continue;  // an unclosed body: not a definition
+    // Back from __global__ over specifiers, attributes and `extern "C"` to a template clause.
+    bool templ = false;
+    std::uint32_t b = i;
+    for (int steps = 0; steps < 64 && b > 0; ++steps) {
+      const std::uint32_t p = b - 1;
+      if (punct(p, '>')) {
+        const std::uint32_t a = angle_open_before(p, 0);
+        templ = a != kNone && a > 0 && ident(a - 1, "template");
+        break;
+      }
+      if ((punct(p, ')') || punct(p, ']')) && match_[p] != kNone && match_[p] < p) {
+        b = match_[p];
+        continue;
+      }
+      if (ident(p) || toks_[p].kind == kString) {
+        b = p;
+        continue;
+      }
+      break;
+    }
+    KernelDecl k;
+    k.name = std::string(tok(name));
+    k.is_template = templ;
+    k.line = line_of(toks_[name].begin);
+    k.name_begin = toks_[name].begin;
+    k.params_open = toks_[popen].begin;
+    k.params_close = toks_[pclose].begin;
+    if (body != kNone) {
+      k.body_open = toks_[body].begin;
+      k.body_close = toks_[match_[body]].begin;
+      kernels_.push_back(std::move(k));
+    } else {
+      prototypes_.push_back(std::move(k));
+    }
+  }
+}
+
+void CudaSource::find_launches() {
+  const auto n = static_cast<std::uint32_t>(toks_.size());
+  auto join = [&](const std::vector<Span>& parts, std::size_t from) {
+    std::string out;
+    for (std::size_t p = from; p < parts.size(); ++p) {
+      if (p > from) out += ", ";
+      out += code_tokens(parts[p].begin, parts[p].end);
+    }
+    return out;
+  };
+  std::uint32_t floor = 0;  // backward walks stop here: no token is walked back over twice
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (triple(i, '<')) {
+      const std::uint32_t lo = floor;
+      floor = i + 3;
+      if (i == 0 || i - 1 < lo) continue;
+      // The kernel: a name, or a name and its template arguments, maybe qualified.
+      std::uint32_t name = kNone;
+      const std::uint32_t p = i - 1;
+      if (ident(p)) {
+        name = p;
+      } else if (punct(p, '>')) {
+        const std::uint32_t a = angle_open_before(p, lo);
+        if (a != kNone && a > lo && ident(a - 1)) name = a - 1;
+      }
+      if (name == kNone) continue;
+      std::uint32_t start = name;
+      while (start >= lo + 2 && punct2(start - 1, "::") && ident(start - 2)) start -= 2;
+      if (start >= lo + 1 && punct2(start - 1, "::")) start -= 1;
+      // The configuration, up to '>>>' at depth 0; it stops at a statement's end,
+      // at a closer and at another '<<<'.
+      std::uint32_t k = i + 3;
+      bool found = false;
+      while (k < n) {
+        if (triple(k, '>')) {
+          found = true;
+          break;
+        }
+        if (triple(k, '<') || punct(k, ';') || punct(k, '}') || punct(k, ')') || punct(k, ']')) break;
+        if (punct(k, '(') || punct(k, '[') || punct(k, '{')) {
+          if (match_[k] == kNone) break;
+          k = match_[k] + 1;
+          continue;
+        }
+        ++k;
+      }
+      if (!found) continue;
+      const auto config = split_top(i + 3, k);
+      if (config.size() < 2 || config.size() > 4 || config[0].begin >= config[0].end || config[1].begin >= config[1].end)
+        continue;
+      const std::uint32_t a = k + 3;
+      if (!punct(a, '(') || match_[a] == kNone) continue;
+      const std::uint32_t close = match_[a];
+      const auto args = split_top(a + 1, close);
+      LaunchSite l;
+      l.kernel = std::string(tok(name));
+      l.kernel_expr = code_tokens(start, i);
+      l.line = line_of(toks_[start].begin);
+      l.begin = toks_[start].begin;
+      l.end = toks_[close].end;
+      l.grid = code_tokens(config[0].begin, config[0].end);
+      l.block = code_tokens(config[1].begin, config[1].end);
+      l.rest = config.size() > 2 ? ", " + join(config, 2) : "";
+      l.args = join(args, 0);
+      l.triple_chevron = true;
+      l.grid_begin = toks_[config[0].begin].begin;
+      l.grid_end = toks_[config[0].end - 1].end;
+      l.append_comma = close > a + 1;
+      l.append_at = l.append_comma ? toks_[close - 1].end : toks_[a].end;
+      l.enclosing_function = enclosing(l.begin);
+      launches_.push_back(std::move(l));
+      // Past the launch: a launch inside another's arguments is not real code, and
+      // reading it too would copy the same text once per level of nesting.
+      i = close;
+      floor = close + 1;
+      continue;
+    }
+    if (ident(i, "hipLaunchKernelGGL") && punct(i + 1, '(') && match_[i + 1] != kNone) {
+      const std::uint32_t open = i + 1, close = match_[open];
+      const auto parts = split_top(open + 1, close);
+      bool ok = parts.size() >= 5;
+      for (std::size_t p = 0; ok && p < 5; ++p) ok = parts[p].begin < parts[p].end;
+      if (!ok) continue;
+      // The kernel argument: `k`, `k<T, 4>`, `ns::k`, `(k)`, `HIP_KERNEL_NAME(k<T>)`.
+      std::uint32_t b = parts[0].begin, e = parts[0].end;
+      for (int unwrap = 0; unwrap < 4; ++unwrap) {
+        if (e - b >= 2 && punct(b, '(') && match_[b] == e - 1) {
+          ++b;
+          --e;
+        } else if (e - b >= 3 && ident(b, "HIP_KERNEL_NAME") && punct(b + 1, '(') && match_[b + 1] == e - 1) {
+          b += 2;
+          --e;
+        }
+      }
+      std::uint32_t name = kNone;
+      for (std::uint32_t j = b; j < e && !punct(j, '<'); ++j)
+        if (ident(j)) name = j;
+      if (name == kNone) continue;
+      LaunchSite l;
+      l.kernel = std::string(tok(name));
+      l.kernel_expr = code_tokens(parts[0].begin, parts[0].end);
+      l.line = line_of(toks_[i].begin);
+      l.begin = toks_[i].begin;
+      l.end = toks_[close].end;
+      l.grid = code_tokens(parts[1].begin, parts[1].end);
+      l.block = code_tokens(parts[2].begin, parts[2].end);
+      l.rest = ", " + join({parts[3], parts[4]}, 0);
+      l.args = join(parts, 5);
+      l.triple_chevron = false;
+      l.grid_begin = toks_[parts[1].begin].begin;
+      l.grid_end = toks_[parts[1].end - 1].end;
+      l.append_comma = true;
+      l.append_at = toks_[close - 1].end;
+      l.enclosing_function = enclosing(l.begin);
+      launches_.push_back(std::move(l));
+      i = close;  // as above: nothing inside a launch is another launch
+      floor = close + 1;
+    }
+  }
+}
+
+void CudaSource::find_harness_point() {
+  const std::size_t n = text_.size();
+  const std::size_t code = toks_.empty() ? n : toks_[0].begin;
+  int depth = 0;
+  bool pending = false;  // the last #include seen is inside a conditional not yet closed
+  std::size_t after = kNoOffset;
+  for (const auto& d : directives_) {
+    if (d.begin >= code) break;
+    if (d.kind == kDirOpen) ++depth;
+    if (d.kind == kDirClose && depth > 0) --depth;
+    if (d.kind == kDirInclude) {
+      pending = true;
+      after = kNoOffset;
+    }
+    if (pending && depth == 0) {
+      pending = false;
+      after = d.end < n ? d.end + 1 : n;
+    }
+  }
+  if (after != kNoOffset) {
+    harness_at_ = after;
+    return;
+  }
+  if (code >= n) {
+    harness_at_ = n;
+    return;
+  }
+  std::size_t ls = line_starts_[line_of(code) - 1];
+  for (std::size_t k = ls; k < code; ++k)
+    if (text_[k] != ' ' && text_[k] != '\t') {
+      ls = code;
+      break;
+    }
+  harness_at_ = ls;
+}
+
+// ---- queries ---------------------------------------------------------------------------------
+
+std::size_t CudaSource::line_of(std::size_t offset) const {
+  return static_cast<std::size_t>(std::upper_bound(line_starts_.begin(), line_starts_.end(), offset) - line_starts_.begin());
+}
+
+std::size_t CudaSource::column_of(std::size_t offset) const { return offset - line_starts_[line_of(offset) - 1] + 1; }
+
+bool CudaSource::in_literal(std::size_t offset) const {
+  const std::size_t t = token_at_or_after(offset + 1);
+  if (t == 0) return false;
+  const Token& tk = toks_[t - 1];
+  return (tk.kind == kString || tk.kind == kChar) && offset >= tk.begin && offset < tk.end;
+}
+
+std::vector<BlockUse> CudaSource::block_uses() const {
+  std::vector<char> allowed(line_starts_.size() + 2, 0);
+  for (const auto& c : comments_)
+    if (text_.substr(c.begin, c.end - c.begin).find("swizzleperf:allow-blockidx") != std::string_view::npos)
+      allowed[line_of(c.begin)] = 1;
+  std::vector<BlockUse> uses;
+  std::uint32_t inside_until = 0;  // tokens before this index are inside a swizzle_pid(...) call
+  const auto n = static_cast<std::uint32_t>(toks_.size());
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (!ident(i)) continue;
+    const std::string_view w = tok(i);
+    if (w == "swizzle_pid" && punct(i + 1, '(') && match_[i + 1] != kNone) {
+      inside_until = std::max(inside_until, match_[i + 1]);
+      continue;
+    }
+    BlockUse u;
+    u.begin = toks_[i].begin;
+    u.end = toks_[i].end;
+    if (w == "blockIdx" || w == "gridDim") {
+      if (i > 0 && (punct(i - 1, '.') || punct2(i - 1, "->"))) continue;  // a member of something else
+      u.grid = w == "gridDim";
+      u.text = std::string(w);
+      if (punct(i + 1, '.') && ident(i + 2) && one_of(tok(i + 2), {"x", "y", "z"})) {
+        u.member = tok(i + 2)[0];
+        u.end = toks_[i + 2].end;
+        u.text += '.';
+        u.text += u.member;
+      }
+    } else if ((w.size() == 13 && w.substr(0, 12) == "hipBlockIdx_") || (w.size() == 12 && w.substr(0, 11) == "hipGridDim_")) {
+      const char m = w.back();
+      if (m != 'x' && m != 'y' && m != 'z') continue;
+      u.grid = w[3] == 'G';
+      u.member = m;
+      u.text = std::string(w);
+    } else {
+      continue;
+    }
+    u.line = line_of(u.begin);
+    u.column = column_of(u.begin);
+    u.in_swizzle_pid_call = i < inside_until;
+    u.allowed = allowed[u.line] != 0;
+    uses.push_back(std::move(u));
+  }
+  return uses;
+}
+
+std::vector<SourceMark> CudaSource::todo_marks() const {
+  constexpr std::string_view kMarker = "swizzleperf:TODO";
+  std::vector<SourceMark> marks;
+  for (const auto& c : comments_) {
+    std::string_view body = text_.substr(c.begin, c.end - c.begin);
+    const std::size_t at = body.find(kMarker);
+    if (at == std::string_view::npos) continue;
+    const bool block = body.substr(0, 2) == "/*";
+    if (block && body.size() >= 4 && body.substr(body.size() - 2) == "*/") body.remove_suffix(2);
+    std::string t(body.substr(at + kMarker.size()));
+    for (char& ch : t)
+      if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = ' ';
+    std::size_t b = 0, e = t.size();
+    while (b < e && t[b] == ' ') ++b;
+    while (e > b && t[e - 1] == ' ') --e;
+    if (e - b > 160) {
+      e = b + 160;
+      // Never cut a UTF-8 sequence in two.
+      while (e > b && (static_cast<unsigned char>(t[e]) & 0xC0) == 0x80) --e;
+      while (e > b && t[e - 1] == ' ') --e;
+    }
+    marks.push_back({line_of(c.begin + at), t.substr(b, e - b)});
+  }
+  return marks;
+}
+
+std::vector<std::string> CudaSource::calls_in(std::size_t begin, std::size_t end) const {
+  std::vector<std::string> names;
+  std::unordered_set<std::string_view> seen;
+  const auto n = static_cast<std::uint32_t>(toks_.size());
+  for (auto t = static_cast<std::uint32_t>(token_at_or_after(begin)); t < n && toks_[t].end <= end; ++t) {
+    if (!ident(t) || (t > 0 && (punct(t - 1, '.') || punct2(t - 1, "->")))) continue;
+    bool call = punct(t + 1, '(');
+    if (!call && punct(t + 1, '<')) {
+      const std::uint32_t close = template_close_after(t + 1, n);
+      call = close != kNone && punct(close + 1, '(');
+    }
+    const std::string_view w = tok(t);
+    if (!call || is_control(w) || is_specifier_call(w)) continue;
+    if (seen.insert(w).second) names.emplace_back(w);
+  }
+  return names;
+}
+
+std::vector<std::size_t> CudaSource::identifier_uses(std::string_view name) const {
+  std::vector<std::size_t> at;
+  for (std::size_t t = 0; t < toks_.size(); ++t)
+    if (ident(t, name)) at.push_back(toks_[t].begin);
+  return at;
+}
+
+std::vector<TokenSpan> CudaSource::tokens_in(std::size_t begin, std::size_t end) const {
+  std::vector<TokenSpan> spans;
+  for (std::size_t t = token_at_or_after(begin); t < toks_.size() && toks_[t].end <= end; ++t)
+    spans.push_back({toks_[t].begin, toks_[t].end});
+  return spans;
+}
+
+std::string CudaSource::code_text(std::size_t begin, std::size_t end) const {
+  const auto b = static_cast<std::uint32_t>(token_at_or_after(begin));
+  auto e = b;
+  while (e < toks_.size() && toks_[e].end <= end) ++e;
+  return code_tokens(b, e);
+}
+
+std::string CudaSource::local_declaration(std::string_view name, std::size_t scope_begin, std::size_t before) const {
+  const auto t0 = static_cast<std::uint32_t>(token_at_or_after(scope_begin));
+  const auto t1 = static_cast<std::uint32_t>(token_at_or_after(before));
+  std::string found;
+  for (std::uint32_t t = t0 + 1; t < t1; ++t) {
+    if (!ident(t, name)) continue;
+    const bool opens = punct(t + 1, '(') || punct(t + 1, '{') || (punct(t + 1, '=') && !punct(t + 2, '='));
+    const bool typed = (ident(t - 1) && !is_statement_word(tok(t - 1))) || punct(t - 1, '>');
+    if (!opens || !typed) continue;
+    // The statement's start: back over the type (words, '::', template arguments).
+    std::uint32_t s = t - 1;
+    for (int steps = 0; steps < 16 && s > t0; ++steps) {
+      if (punct(s, '>')) {
+        const std::uint32_t a = angle_open_before(s, t0);
+        if (a == kNone || a == 0 || !ident(a - 1)) break;
+        s = a - 1;
+        continue;
+      }
+      if (ident(s - 1) || punct2(s - 1, "::")) {
+        --s;
+        continue;
+      }
+      break;
+    }
+    if (s > 0 && !(punct(s - 1, ';') || punct(s - 1, '{') || punct(s - 1, '}'))) continue;
+    // Its end: the ';' at depth 0 (at most 256 tokens on).
+    std::uint32_t e = t + 1;
+    bool ended = false;
+    for (int steps = 0; steps < 256 && e < t1; ++steps) {
+      if (punct(e, ';')) {
+        ended = true;
+        break;
+      }
+      if ((punct(e, '(') || punct(e, '[') || punct(e, '{')) && match_[e] != kNone && match_[e] > e) {
+        e = match_[e] + 1;
+        continue;
+      }
+      if (punct(e, '}') || punct(e, ')') || punct(e, ']')) break;
+      ++e;
+    }
+    if (ended) found = code_tokens(s, e);
+  }
+  return found;
+}
+
+// ---- free functions --------------------------------------------------------------------------
+
+std::vector<KernelDecl> find_kernels(std::string_view text) { return CudaSource(text).kernels(); }
+
+std::vector<LaunchSite> find_launches(std::string_view text) { return CudaSource(text).launches(); }
+
+std::vector<SourceUse> unswizzled_block_uses(std::string_view text) {
+  std::vector<SourceUse> out;
+  for (auto& u : CudaSource(text).block_uses())
+    if (!u.in_swizzle_pid_call && !u.allowed) out.push_back({u.line, u.column, std::move(u.text)});
+  return out;
+}
+
+std::vector<SourceMark> todo_marks(std::string_view text) { return CudaSource(text).todo_marks(); }
+
+}  // namespace swz
