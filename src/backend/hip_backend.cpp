@@ -3,6 +3,10 @@
 #include "swizzleperf/backend/hip_backend.h"
 #include "swizzleperf/util/file_io.h"
 
+#include <fmt/format.h>
+
+#include "swizzleperf/core/cuda_scan.h"
+
 #include <fstream>
 #include <sstream>
 
@@ -32,7 +36,25 @@ std::vector<std::string> HipBackend::build_argv(const BuildRequest& req, const s
   return argv;
 }
 
+std::string HipBackend::cuda_program_error(const fs::path& source, std::string_view text) {
+  const SourceUse use = first_cuda_runtime_use(text);
+  if (use.line == 0) return "";
+  return fmt::format("{}:{} uses the CUDA runtime ({}), which the hip backend cannot build: convert the program with "
+                     "hipify-perl (hipify-perl {} > {}.hip) or write it with HIP names, which build on NVIDIA too",
+                     source.string(), use.line, use.text, source.filename().string(), source.stem().string());
+}
+
 Result<BuildResult> HipBackend::build(const BuildRequest& req) {
+  // A CUDA program (CUDA as written, docs/kernel-contract.md §5) builds with nvcc only:
+  // say so before hipcc fails on a missing cuda_runtime.h or an unknown cudaMalloc.
+  if (auto text = read_file(req.source)) {
+    if (std::string why = cuda_program_error(req.source.filename(), *text); !why.empty()) {
+      BuildResult b;
+      b.argv = build_argv(req, compiler_path());
+      b.failure = std::move(why);
+      return b;
+    }
+  }
   return run_compiler(build_argv(req, compiler_path()), "hipcc");
 }
 

@@ -25,6 +25,7 @@
 #include "swizzleperf/util/text.h"
 #include "swizzleperf/util/junit.h"
 #include "swizzleperf/core/mapping_check.h"
+#include "swizzleperf/core/region_validator.h"
 #include "swizzleperf/probe/probe_runner.h"
 #include "swizzleperf/probe/topology.h"
 
@@ -68,7 +69,12 @@ Result<KernelCheck> check_kernel(const KernelSource& k, const CheckSettings& s, 
   c.kernel = k.path().string();
   c.findings = source_findings(k, s.strict);
   std::optional<TileGrid> info_grid;
-  if (Backend* b = info_builder(k, s)) {
+  // The program is built and run only when its region passes the validator: a rejected
+  // region is untrusted code that nothing may compile or run (the mapping check below
+  // reports why it was rejected).
+  const Status region_ok = check_region_code(k.region());
+  Backend* const builder = region_ok ? info_builder(k, s) : nullptr;
+  if (Backend* b = builder) {
     ProgramCheckOptions po;
     po.work_dir = s.mapping.work_dir / "info" / k.name();
     po.num_dies = s.hw.num_dies;
@@ -85,6 +91,8 @@ Result<KernelCheck> check_kernel(const KernelSource& k, const CheckSettings& s, 
                                                  : std::string())
                          : std::string("the info build failed");
     c.program = std::move(*facts);
+  } else if (!region_ok) {
+    c.program_note = "not built: nothing compiles or runs a region the validator refused";
   } else {
     c.program_note = "not built: " + (s.no_build_reason.empty() && k.path().extension() == ".cu"
                                           ? std::string("a .cu program needs nvcc (none found; pass --nvcc PATH)")

@@ -7,6 +7,8 @@
 #include <chrono>
 
 #include "swizzleperf/backend/backend_factory.h"
+#include "swizzleperf/backend/hip_backend.h"
+#include "swizzleperf/util/file_io.h"
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/cli/proposer_factory.h"
@@ -99,6 +101,10 @@ int cmd_suite(const std::vector<std::string>& args) {
   // The compiler and the profiler must be there before any run dir is made: a suite
   // that cannot profile measures nothing.
   if (auto st = (*backend)->preflight(true); !st) return report_error(st.error().message);
+  if ((*backend)->name() == "hip")
+    for (const auto& k : kernels)
+      if (auto text = read_file(k))
+        if (auto why = HipBackend::cuda_program_error(k, *text); !why.empty()) return report_error(why);
   auto proposer = make_proposer(asked);
   if (!proposer) return report_error(proposer.error().message);
   if (auto st = (*proposer)->check_ready(); !st) return report_error(st.error().message);

@@ -47,14 +47,12 @@
 // a `<` that is a comparison but looks like template arguments (`f(a<b, c>(d))`) is
 // read as template arguments; a function whose name comes from a macro, an operator
 // function and a lambda have no name here; `a < b` inside a launch's template
-// arguments is taken for one. Text past kMaxKernelFileBytes is not scanned, which
+// arguments is taken for one. Text past kMaxScanBytes is not scanned, which
 // also keeps every offset in 32 bits.
 #include "swizzleperf/core/cuda_scan.h"
 
 #include <algorithm>
 #include <unordered_set>
-
-#include "swizzleperf/core/kernel_source.h"
 
 namespace swz {
 
@@ -101,7 +99,7 @@ bool is_statement_word(std::string_view w) {
 
 }  // namespace
 
-CudaSource::CudaSource(std::string_view text) : text_(text.substr(0, std::min(text.size(), kMaxKernelFileBytes))) {
+CudaSource::CudaSource(std::string_view text) : text_(text.substr(0, std::min(text.size(), kMaxScanBytes))) {
   lex();
   match_brackets();
   find_functions();
@@ -982,5 +980,42 @@ std::vector<SourceUse> unswizzled_block_uses(std::string_view text) {
 }
 
 std::vector<SourceMark> todo_marks(std::string_view text) { return CudaSource(text).todo_marks(); }
+
+SourceUse first_cuda_runtime_use(std::string_view text) {
+  const CudaSource src(text);
+  SourceUse first;
+  // #include lines naming a cuda header (directives are not tokens: a line scan, bounded
+  // by the text; a line inside a string literal is not a directive).
+  std::size_t at = 0, line = 1;
+  while (at < text.size()) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::size_t i = at;
+    while (i < end && (text[i] == ' ' || text[i] == '\t')) ++i;
+    if (i < end && text[i] == '#' && !src.in_literal(i)) {
+      ++i;
+      while (i < end && (text[i] == ' ' || text[i] == '\t')) ++i;
+      const std::string_view rest = text.substr(i, end - i);
+      if (rest.substr(0, 7) == "include") {
+        const std::size_t q = rest.find_first_of("<\"", 7);
+        if (q != std::string_view::npos && rest.substr(q + 1, 4) == "cuda") {
+          first = {line, i + 1 - at, std::string(rest.substr(0, std::min<std::size_t>(rest.size(), 80)))};
+          break;
+        }
+      }
+    }
+    at = end + 1;
+    ++line;
+  }
+  for (const auto& t : src.tokens_in(0, text.size())) {
+    const std::string_view w = text.substr(t.begin, t.end - t.begin);
+    if (w.size() > 4 && w.substr(0, 4) == "cuda" && ((w[4] >= 'A' && w[4] <= 'Z') || w[4] == '_')) {
+      const std::size_t l = src.line_of(t.begin);
+      if (first.line == 0 || l < first.line) first = {l, src.column_of(t.begin), std::string(w)};
+      break;
+    }
+  }
+  return first;
+}
 
 }  // namespace swz

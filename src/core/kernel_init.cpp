@@ -17,6 +17,8 @@ namespace swz {
 
 namespace fs = std::filesystem;
 
+static_assert(kMaxScanBytes == kMaxKernelFileBytes, "the scanner must see every byte of a kernel file init accepts");
+
 namespace {
 
 constexpr std::string_view kBom = "\xEF\xBB\xBF";

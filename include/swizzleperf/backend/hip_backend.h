@@ -22,6 +22,10 @@ class HipBackend final : public Backend {
   std::string compiler_path() const;
   std::string profiler_path() const;
   static constexpr const char* kDefaultArch = "gfx942";
+  // Why a program that calls the CUDA runtime (a `.cu` written with cuda* names) cannot
+  // build here, naming its first use and the hipify route; "" when it uses none. build()
+  // answers with it as the compile failure; the run commands refuse such a kernel up front.
+  static std::string cuda_program_error(const fs::path& source, std::string_view text);
 };
 
 }  // namespace swz

@@ -7,7 +7,7 @@
 // It is a lexer and a few bounded token walks, not a C++ parser: it knows comments,
 // string/char/raw-string literals, preprocessor lines and bracket nesting, and
 // recognises the shapes above by their tokens. Linear in the text, no regex, no
-// recursion, any bytes; text past kMaxKernelFileBytes (16 MiB) is not looked at.
+// recursion, any bytes; text past kMaxScanBytes (16 MiB) is not looked at.
 // The limits (what it cannot see) are listed at the top of cuda_scan.cpp.
 #pragma once
 
@@ -20,6 +20,9 @@
 namespace swz {
 
 inline constexpr std::size_t kNoOffset = static_cast<std::size_t>(-1);
+// The most bytes scanned: kMaxKernelFileBytes of core/kernel_source.h (core/kernel_init
+// checks that they agree; this header does not include that one, which includes it).
+inline constexpr std::size_t kMaxScanBytes = 16u << 20;
 
 // A __global__ function. Offsets are byte offsets into the scanned text; `line` is
 // 1-based, the line of the name.
@@ -198,5 +201,10 @@ std::vector<LaunchSite> find_launches(std::string_view text);
 std::vector<SourceUse> unswizzled_block_uses(std::string_view text);
 // Every comment containing `swizzleperf:TODO`, with its text after the marker.
 std::vector<SourceMark> todo_marks(std::string_view text);
+// The first use of the CUDA runtime in code: an `#include` of a cuda*.h header, or an
+// identifier spelled `cuda` + an upper-case letter or '_' (cudaMalloc, cudaStream_t); its
+// `text` is the header line or the identifier. Such a program builds with nvcc only (the
+// hip backend refuses it and names this use); none: line 0.
+SourceUse first_cuda_runtime_use(std::string_view text);
 
 }  // namespace swz
