@@ -46,6 +46,25 @@ TEST(HipBackend, BuildArgvShape) {
   EXPECT_EQ(argv.back(), "kernels/gemm.hip");
 }
 
+// CUDA as written builds with nvcc only: a program that calls the CUDA runtime is a failed
+// build naming its first use and the hipify route, and hipcc never runs; HIP names build.
+TEST(HipBackend, ACudaRuntimeProgramIsRefusedWithoutRunningHipcc) {
+  TempDir tmp;
+  ScriptedRunner runner;
+  HipBackend hip(runner, fake_hip_tools());
+  const auto src = tmp / "blur_swz.cu";
+  test::write_text(src, "#include \"swz_harness.h\"\n// cudaMalloc in a comment is fine\nvoid f(float** p) {\n  cudaMalloc(p, 4);\n}\n");
+  auto built = hip.build({src, tmp / "blur", 8, "gfx940"});
+  ASSERT_TRUE(built.ok());
+  EXPECT_FALSE(built->ok);
+  EXPECT_NE(built->failure.find("blur_swz.cu:4 uses the CUDA runtime (cudaMalloc)"), std::string::npos) << built->failure;
+  EXPECT_NE(built->failure.find("hipify-perl blur_swz.cu > blur_swz.hip"), std::string::npos) << built->failure;
+  EXPECT_TRUE(runner.calls().empty());
+  EXPECT_NE(HipBackend::cuda_program_error("k.cu", "#include <cuda_runtime.h>\nint x;\n").find("k.cu:1 uses the CUDA runtime (include <cuda_runtime.h>)"),
+            std::string::npos);
+  EXPECT_EQ(HipBackend::cuda_program_error("k.hip", "#include <hip/hip_runtime.h>\nconst char* s = \"cudaMalloc\";\nint cuda = 1;\n"), "");
+}
+
 TEST(HipBackend, BuildArchFromRequestThenToolsThenNone) {
   ScriptedRunner runner;
   auto tools = fake_hip_tools();
