@@ -45,15 +45,7 @@ std::string test_name_of(const fs::path& kernel) {
   return s;
 }
 
-// A compiler on PATH, else at its usual install location; empty when neither.
-std::string find_compiler(const std::string& name, const std::string& fallback) {
-  if (have_tool(name)) return name;
-  if (::access(fallback.c_str(), X_OK) == 0) return fallback;
-  return "";
-}
 
-std::string hipcc() { return find_compiler("hipcc", "/opt/rocm/bin/hipcc"); }
-std::string nvcc() { return find_compiler("nvcc", "/usr/local/cuda/bin/nvcc"); }
 bool have_rocprofv3() { return have_tool("rocprofv3") || ::access("/opt/rocm/bin/rocprofv3", X_OK) == 0; }
 
 bool is_executable_file(const fs::path& p) {
@@ -96,7 +88,7 @@ using AmdKernelBuild = KernelBuild;
 using CudaKernelBuild = KernelBuild;
 
 TEST_P(AmdKernelBuild, BuildsForGfx940WithHipcc) {
-  const auto compiler = hipcc();
+  const auto compiler = hipcc_path();
   if (compiler.empty()) GTEST_SKIP() << "hipcc not found on PATH or in /opt/rocm/bin";
   TempDir tmp;
   const auto kernel = GetParam();
@@ -110,7 +102,7 @@ TEST_P(AmdKernelBuild, BuildsForGfx940WithHipcc) {
 }
 
 TEST_P(CudaKernelBuild, BuildsForSm90WithNvcc) {
-  const auto compiler = nvcc();
+  const auto compiler = nvcc_path();
   if (compiler.empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
   TempDir tmp;
   const auto kernel = GetParam();
@@ -134,7 +126,7 @@ fs::path support(const std::string& file) { return source_dir() / "kernels" / "s
 
 // hipcc FILE for gfx940 with warnings on; the compile must be clean.
 void expect_clean_hipcc_compile(const std::string& file, const fs::path& out) {
-  auto r = run_tool({hipcc(), "--offload-arch=gfx940", "-O2", "-Wall", "-Wextra", support(file).string(), "-o",
+  auto r = run_tool({hipcc_path(), "--offload-arch=gfx940", "-O2", "-Wall", "-Wextra", support(file).string(), "-o",
                      out.string()});
   ASSERT_TRUE(r.success()) << file << ": hipcc " << r.describe() << "\n" << r.out << r.err;
   EXPECT_EQ((r.out + r.err).find("warning"), std::string::npos) << r.out << r.err;
@@ -142,13 +134,13 @@ void expect_clean_hipcc_compile(const std::string& file, const fs::path& out) {
 }
 
 TEST(AmdBuild, DeviceQueryCompilesForGfx940) {
-  if (hipcc().empty()) GTEST_SKIP() << "hipcc not found on PATH or in /opt/rocm/bin";
+  if (hipcc_path().empty()) GTEST_SKIP() << "hipcc not found on PATH or in /opt/rocm/bin";
   TempDir tmp;
   expect_clean_hipcc_compile("device_query.hip", tmp / "device_query");
 }
 
 TEST(AmdBuild, XccProbeCompilesForGfx940AndAnswersWithOrWithoutAGpu) {
-  if (hipcc().empty()) GTEST_SKIP() << "hipcc not found on PATH or in /opt/rocm/bin";
+  if (hipcc_path().empty()) GTEST_SKIP() << "hipcc not found on PATH or in /opt/rocm/bin";
   TempDir tmp;
   const auto exe = tmp / "xcc_probe";
   expect_clean_hipcc_compile("xcc_probe.hip", exe);
@@ -175,7 +167,7 @@ TEST(AmdBuild, XccProbeCompilesForGfx940AndAnswersWithOrWithoutAGpu) {
 }
 
 TEST(CudaBuild, XccProbeIsAnAmdOnlyStubUnderNvcc) {
-  const auto compiler = nvcc();
+  const auto compiler = nvcc_path();
   if (compiler.empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
   TempDir tmp;
   const auto exe = tmp / "xcc_probe";
@@ -205,7 +197,7 @@ TEST(AmdOptimizeE2E, NoRocprofv3FailsWithOneLine) {
   if (have_rocprofv3()) GTEST_SKIP() << "rocprofv3 is installed: this test is for machines without it";
   TempDir tmp;
   // Without hipcc the preflight stops at the compiler first; either way one line.
-  const std::string missing = hipcc().empty() ? "hipcc not found" : "rocprofv3 not found";
+  const std::string missing = hipcc_path().empty() ? "hipcc not found" : "rocprofv3 not found";
   auto r = run_cli({"optimize", gemm().string(), "--backend", "hip", "--proposer", "builtin", "--run-dir",
                     (tmp / "run").string()},
                    tmp.path());
@@ -217,7 +209,7 @@ TEST(AmdOptimizeE2E, TheIssueCommandEndsWithOneErrorLine) {
   // Exactly the command a user types; the proposer may add a notice before the error.
   if (have_rocprofv3()) GTEST_SKIP() << "rocprofv3 is installed: this test is for machines without it";
   TempDir tmp;
-  const std::string missing = hipcc().empty() ? "hipcc not found" : "rocprofv3 not found";
+  const std::string missing = hipcc_path().empty() ? "hipcc not found" : "rocprofv3 not found";
   auto r = run_cli({"optimize", gemm().string(), "--backend", "hip", "--run-dir", (tmp / "run").string()}, tmp.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   const auto lines = lines_of(r.err);

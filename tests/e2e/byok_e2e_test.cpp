@@ -95,14 +95,6 @@ Filled apply_fill(const std::string& generated, const std::string& fill) {
   return f;
 }
 
-std::string nvcc() {
-  if (have_tool("nvcc")) return "nvcc";
-  return ::access("/usr/local/cuda/bin/nvcc", X_OK) == 0 ? "/usr/local/cuda/bin/nvcc" : "";
-}
-std::string hipcc() {
-  if (have_tool("hipcc")) return "hipcc";
-  return ::access("/opt/rocm/bin/hipcc", X_OK) == 0 ? "/opt/rocm/bin/hipcc" : "";
-}
 
 class Byok : public ::testing::TestWithParam<Example> {};
 
@@ -135,7 +127,7 @@ TEST_P(Byok, FinishedProgramPassesStrictCheckWithoutABuild) {
 
 TEST_P(Byok, FinishedProgramPassesStrictCheckWithTheInfoBuild) {
   const Example e = GetParam();
-  if (nvcc().empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
+  if (nvcc_path().empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
   auto r = run_cli({"check", "--strict", "--arch", "sm_90", byok(e.stem + "_swz" + e.ext).string()}, {}, {}, 300);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(has(r.out, "built for info with nvcc")) << r.out;
@@ -143,7 +135,7 @@ TEST_P(Byok, FinishedProgramPassesStrictCheckWithTheInfoBuild) {
 
 TEST_P(Byok, FinishedProgramBuildsForSm90) {
   const Example e = GetParam();
-  if (nvcc().empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
+  if (nvcc_path().empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
   TempDir tmp;
   auto r = run_cli({"build", byok(e.stem + "_swz" + e.ext).string(), "--backend", "cuda", "--arch", "sm_90", "-o",
                     (tmp / "prog").string()},
@@ -154,7 +146,7 @@ TEST_P(Byok, FinishedProgramBuildsForSm90) {
 TEST_P(Byok, FinishedHipProgramBuildsForGfx940) {
   const Example e = GetParam();
   if (e.ext != ".hip") GTEST_SKIP() << "a CUDA program: the AMD route is hipify (docs/kernel-contract.md)";
-  if (hipcc().empty()) GTEST_SKIP() << "hipcc not found on PATH or in /opt/rocm/bin";
+  if (hipcc_path().empty()) GTEST_SKIP() << "hipcc not found on PATH or in /opt/rocm/bin";
   TempDir tmp;
   auto r = run_cli({"build", byok(e.stem + "_swz" + e.ext).string(), "--backend", "hip", "--arch", "gfx940", "-o",
                     (tmp / "prog").string()},
@@ -197,7 +189,7 @@ TEST(ByokBadPort, LeftoverBlockIdxYIsAWarningAndFailsStrict) {
 }
 
 TEST(ByokBadPort, DefaultGridThatDisagreesWithInfoFailsWithTheRealNvcc) {
-  if (nvcc().empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
+  if (nvcc_path().empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
   TempDir tmp;
   const std::string comment = [] {
     for (const auto& l : split_lines(read_text(byok("blur_swz.cu"))))
@@ -221,6 +213,18 @@ TEST(ByokBadPort, DefaultGridThatDisagreesWithInfoFailsWithTheFakeNvcc) {
                      {"SWZ_FAKE_INFO_GRID=64x4096"});
   EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
   EXPECT_TRUE(has(bad.out, "but the program's info says 64x4096")) << bad.out;
+}
+
+// CUDA as written builds with nvcc only: the hip backend names the first CUDA-runtime use
+// and the hipify route in one line, before hipcc runs.
+TEST(ByokCuda, ACudaProgramOnTheHipBackendSaysToHipifyIt) {
+  if (hipcc_path().empty()) GTEST_SKIP() << "hipcc not found on PATH or in /opt/rocm/bin (build's preflight needs it)";
+  TempDir tmp;
+  auto r = run_cli({"build", byok("blur_swz.cu").string(), "--backend", "hip", "--arch", "gfx940", "-o", (tmp / "prog").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "blur_swz.cu:9 uses the CUDA runtime (include <cuda_runtime.h>)")) << r.err;
+  EXPECT_TRUE(has(r.err, "hipify-perl blur_swz.cu > blur_swz.hip")) << r.err;
+  EXPECT_FALSE(fs::exists(tmp / "prog"));
 }
 
 TEST(ByokBadPort, TodoLeftFailsCheckAndIsRefusedByTheRunCommands) {

@@ -224,18 +224,10 @@ int main(int argc, char** argv) {
 
 // ---- helpers -----------------------------------------------------------------------------
 
-// A compiler on PATH, else at its usual install location; empty when neither.
-std::string find_compiler(const std::string& name, const std::string& fallback) {
-  if (have_tool(name)) return name;
-  if (::access(fallback.c_str(), X_OK) == 0) return fallback;
-  return "";
-}
-std::string nvcc() { return find_compiler("nvcc", "/usr/local/cuda/bin/nvcc"); }
-std::string hipcc() { return find_compiler("hipcc", "/opt/rocm/bin/hipcc"); }
 
 fs::path support_dir() { return source_dir() / "kernels" / "support"; }
 
-ProcessResult run_tool(std::vector<std::string> argv, std::vector<std::pair<std::string, std::string>> env = {},
+ProcessResult run_defaults_tool(std::vector<std::string> argv, std::vector<std::pair<std::string, std::string>> env = {},
                        int timeout_s = 300) {
   ProcessSpec spec;
   spec.argv = std::move(argv);
@@ -245,7 +237,7 @@ ProcessResult run_tool(std::vector<std::string> argv, std::vector<std::pair<std:
   return runner.run(spec);
 }
 
-std::string last_line(const std::string& text) {
+std::string defaults_last_line(const std::string& text) {
   std::istringstream in(text);
   std::string last;
   for (std::string line; std::getline(in, line);)
@@ -253,7 +245,7 @@ std::string last_line(const std::string& text) {
   return last;
 }
 
-json last_json(const ProcessResult& r) { return json::parse(last_line(r.out), nullptr, false); }
+json last_json(const ProcessResult& r) { return json::parse(defaults_last_line(r.out), nullptr, false); }
 
 std::vector<SwzSize> sizes_of(const json& j) {
   std::vector<SwzSize> out;
@@ -266,13 +258,13 @@ std::vector<SwzSize> sizes_of(const json& j) {
 class HarnessDefaults : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (nvcc().empty()) return;
+    if (nvcc_path().empty()) return;
     dir_ = new TempDir();
     const fs::path src = *dir_ / "box3.cu";
     write_text(src, kBox3Cu);
     exe_ = (*dir_ / "box3").string();
     const ProcessResult b =
-        run_tool({nvcc(), "-x", "cu", "-std=c++17", "-O0", "-arch=compute_90", "-code=compute_90",
+        run_defaults_tool({nvcc_path(), "-x", "cu", "-std=c++17", "-O0", "-arch=compute_90", "-code=compute_90",
                   "-I" + (support_dir() / "hip_on_cuda").string(), "-I" + support_dir().string(),
                   "-DSWZ_NUM_DIES=2", "-o", exe_, src.string()},
                  {}, 600);
@@ -284,7 +276,7 @@ class HarnessDefaults : public ::testing::Test {
     dir_ = nullptr;
   }
   void SetUp() override {
-    if (nvcc().empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
+    if (nvcc_path().empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
     ASSERT_TRUE(built_) << build_log_;
   }
 
@@ -292,7 +284,7 @@ class HarnessDefaults : public ::testing::Test {
     args.insert(args.begin(), exe_);
     std::vector<std::pair<std::string, std::string>> env;
     if (!variant.empty()) env.emplace_back("SWZ_TEST_VARIANT", variant);
-    return run_tool(args, env, 300);
+    return run_defaults_tool(args, env, 300);
   }
 
   // Exit 2, the message on stderr as `error: <what>...` and in the last stdout line's error.
@@ -404,12 +396,12 @@ TEST_F(HarnessDefaults, VerifyWithTheDefaultToleranceOnAGpu) {
 // ---- the HIP-API program with hipcc -------------------------------------------------------
 
 TEST(HarnessDefaultsHip, TheHipProgramBuildsForGfx940) {
-  const std::string compiler = hipcc();
+  const std::string compiler = hipcc_path();
   if (compiler.empty()) GTEST_SKIP() << "hipcc not found on PATH or in /opt/rocm/bin";
   TempDir tmp;
   const fs::path src = tmp / "box3.hip";
   write_text(src, kBox3Hip);
-  const ProcessResult b = run_tool({compiler, "--offload-arch=gfx940", "-O3", "-I" + support_dir().string(),
+  const ProcessResult b = run_defaults_tool({compiler, "--offload-arch=gfx940", "-O3", "-I" + support_dir().string(),
                                     "-DSWZ_NUM_DIES=8", "-o", (tmp / "box3").string(), src.string()},
                                    {}, 600);
   ASSERT_TRUE(b.success()) << "hipcc " << b.describe() << "\n" << b.out << b.err;

@@ -75,6 +75,16 @@ bool have_tool(const std::string& tool) {
   }
 }
 
+namespace {
+std::string tool_or_usual(const std::string& name, const std::string& usual) {
+  if (have_tool(name)) return name;
+  return ::access(usual.c_str(), X_OK) == 0 ? usual : "";
+}
+}  // namespace
+
+std::string nvcc_path() { return tool_or_usual("nvcc", "/usr/local/cuda/bin/nvcc"); }
+std::string hipcc_path() { return tool_or_usual("hipcc", "/opt/rocm/bin/hipcc"); }
+
 fs::path copy_kernel(const TempDir& tmp, const std::string& name) {
   auto dst = tmp / (name + ".hip");
   write_text(dst, read_text(source_dir() / "kernels" / (name + ".hip")));

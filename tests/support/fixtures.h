@@ -60,6 +60,10 @@ CliRun run_cli(const std::vector<std::string>& args, const fs::path& cwd = {},
 
 // True when an executable named `tool` is on PATH.
 bool have_tool(const std::string& tool);
+// The compilers the build tests use: on PATH, else at their usual install location
+// (/usr/local/cuda/bin, /opt/rocm/bin); "" when absent (the test skips).
+std::string nvcc_path();
+std::string hipcc_path();
 
 // kernels/<name>.hip copied into tmp (tmp/<name>.hip), for runs that write beside it.
 fs::path copy_kernel(const TempDir& tmp, const std::string& name);

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/fixtures.h"
+
 #include <string>
 
 #include "swizzleperf/core/cuda_scan.h"
@@ -116,7 +118,7 @@ std::string error_of(const std::string& text, const std::string& name = "k.cu",
   return r.ok() ? "" : r.error().message;
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using test::has;
 
 // ---- the whole program ----------------------------------------------------------------------
 

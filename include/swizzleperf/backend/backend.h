@@ -56,7 +56,7 @@ struct BuildRequest {
   std::string arch;             // overrides ToolOptions::arch
   // The program will only run modes that touch no GPU (`info`, for `check`): the
   // backend may skip device code generation and optimisation (nvcc: PTX for the
-  // arch's virtual architecture at -O0, ~3 s instead of ~5-15 s; hipcc: -O0).
+  // arch's virtual architecture at -O0, no ptxas; hipcc: -O0).
   bool info_only = false;
 };
 
