@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <ostream>
 #include <sstream>
 
 #include "support/fixtures.h"
@@ -28,6 +29,8 @@ struct Example {
   std::string stem;  // "blur"
   std::string ext;   // ".cu"
 };
+
+void PrintTo(const Example& e, std::ostream* os) { *os << e.stem << e.ext; }
 
 const Example kExamples[] = {{"blur", ".cu"}, {"transpose", ".hip"}, {"gemm", ".cu"}};
 
