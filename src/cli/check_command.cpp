@@ -78,7 +78,9 @@ Result<KernelCheck> check_kernel(const KernelSource& k, const CheckSettings& s, 
     ProgramCheckOptions po;
     po.work_dir = s.mapping.work_dir / "info" / k.name();
     po.num_dies = s.hw.num_dies;
-    po.arch = b->name() == "hip" ? std::string(HipBackend::kDefaultArch) : std::string();
+    // info touches no GPU, so any arch of the family does; gfx940 is the one every hipcc
+    // that knows the MI300 family accepts (Debian's hipcc 5.2 predates gfx942).
+    po.arch = b->name() == "hip" ? std::string("gfx940") : std::string();
     auto facts = program_findings(k, *b, po);
     if (!facts) return facts.error();
     c.findings.insert(c.findings.end(), facts->findings.begin(), facts->findings.end());
