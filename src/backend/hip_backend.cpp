@@ -36,22 +36,22 @@ std::vector<std::string> HipBackend::build_argv(const BuildRequest& req, const s
   return argv;
 }
 
-std::string HipBackend::cuda_program_error(const fs::path& source, std::string_view text) {
+Status HipBackend::accepts_source(const fs::path& source, std::string_view text) const {
   const SourceUse use = first_cuda_runtime_use(text);
-  if (use.line == 0) return "";
-  return fmt::format("{}:{} uses the CUDA runtime ({}), which the hip backend cannot build: convert the program with "
+  if (use.line == 0) return ok_status();
+  return make_error(fmt::format("{}:{} uses the CUDA runtime ({}), which the hip backend cannot build: convert the program with "
                      "hipify-perl (hipify-perl {} > {}.hip) or write it with HIP names, which build on NVIDIA too",
-                     source.string(), use.line, use.text, source.filename().string(), source.stem().string());
+                     source.string(), use.line, use.text, source.filename().string(), source.stem().string()));
 }
 
 Result<BuildResult> HipBackend::build(const BuildRequest& req) {
   // A CUDA program (CUDA as written, docs/kernel-contract.md §5) builds with nvcc only:
   // say so before hipcc fails on a missing cuda_runtime.h or an unknown cudaMalloc.
   if (auto text = read_file(req.source)) {
-    if (std::string why = cuda_program_error(req.source.filename(), *text); !why.empty()) {
+    if (auto st = accepts_source(req.source.filename(), *text); !st) {
       BuildResult b;
       b.argv = build_argv(req, compiler_path());
-      b.failure = std::move(why);
+      b.failure = st.error().message;
       return b;
     }
   }

@@ -61,6 +61,13 @@ Backend* info_builder(const KernelSource& k, const CheckSettings& s) {
   return nullptr;
 }
 
+// Why info_builder has none for `k`: --no-build, no compiler at all, or a .cu program
+// with hipcc alone.
+std::string no_builder_reason(const CheckSettings& s) {
+  return s.no_build_reason.empty() ? std::string("a .cu program needs nvcc, and none was found; pass --nvcc PATH")
+                                   : s.no_build_reason;
+}
+
 // Every check of one kernel. An Error is an environment problem (no host
 // compiler, interrupted), not a finding about the kernel.
 Result<KernelCheck> check_kernel(const KernelSource& k, const CheckSettings& s, ProcessRunner& runner) {
@@ -96,9 +103,7 @@ Result<KernelCheck> check_kernel(const KernelSource& k, const CheckSettings& s, 
   } else if (!region_ok) {
     c.program_note = "not built: nothing compiles or runs a region the validator refused";
   } else {
-    c.program_note = "not built: " + (s.no_build_reason.empty() && k.path().extension() == ".cu"
-                                          ? std::string("a .cu program needs nvcc (none found; pass --nvcc PATH)")
-                                          : s.no_build_reason);
+    c.program_note = "not built: " + no_builder_reason(s);
   }
   const std::optional<TileGrid> grid = s.grid ? s.grid : info_grid ? info_grid : k.default_grid();
   std::size_t errors = 0, warnings = 0;
@@ -230,9 +235,8 @@ int cmd_check(const std::vector<std::string>& args) {
   }
   for (const auto& k : kernels)
     if (!s.grid && !k.default_grid() && !info_builder(k, s))
-      return report_error(k.path().string() + " has no '// swizzleperf:default-grid MxN' comment and cannot be built here (" +
-                          (s.no_build_reason.empty() ? std::string("a .cu program needs nvcc") : s.no_build_reason) +
-                          "): pass --grid MxN");
+      return report_error(k.path().string() + " has no '// swizzleperf:default-grid MxN' comment and is not built here (" +
+                          no_builder_reason(s) + "): pass --grid MxN");
   const bool json = r.count("json") > 0;
   if (!json)
     std::printf("model: %s, %d die(s), dispatch %s [%s]\n", s.hw.arch.c_str(), s.hw.num_dies, s.hw.dispatch.kind.c_str(),

@@ -27,7 +27,6 @@
 #include "swizzleperf/proposer/fixed_proposer.h"
 #include "swizzleperf/report/report.h"
 #include "swizzleperf/report/run_reports.h"
-#include "swizzleperf/backend/hip_backend.h"
 #include "swizzleperf/util/file_io.h"
 
 namespace swz::cli {
@@ -115,8 +114,7 @@ int cmd_gate(const std::vector<std::string>& args) {
   auto backend = make_backend(config.backend, runner, tool_options_for(r, config));
   if (!backend) return report_error(backend.error().message + " (gate measures on a GPU; `check` runs anywhere)");
   if (auto st = (*backend)->preflight(true); !st) return report_error(st.error().message);
-  if ((*backend)->name() == "hip")
-    if (auto why = HipBackend::cuda_program_error(kernel_path, kernel->text()); !why.empty()) return report_error(why);
+  if (auto st = (*backend)->accepts_source(kernel_path, kernel->text()); !st) return report_error(st.error().message);
   config.backend = (*backend)->name();
   std::filesystem::path run_dir = r["run-dir"].as<std::string>();
   if (run_dir.empty()) run_dir = std::filesystem::path("runs") / fmt::format("gate-{}-{}", kernel->name(), utc_stamp());

@@ -1,15 +1,8 @@
 // `swizzleperf init FILE.cu|FILE.hip [--kernel NAME] [-o OUT]`: writes a contract
 // program made from a plain CUDA/HIP kernel file (core/kernel_init) beside it. It
 // never writes over a file: not the input, not an existing output, not even one
-// created by someone else between the check and the write (the program is written to
-// a temp file in the output's directory and linked to its name, which fails if the
-// name exists). On any error it exits 2 with one line and leaves nothing behind.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
+// created by someone else between the check and the write (util/file_io's
+// write_file_if_absent). On any error it exits 2 with one line and leaves nothing behind.
 #include <filesystem>
 
 #include "swizzleperf/cli/app.h"
@@ -27,73 +20,6 @@ namespace fs = std::filesystem;
 
 std::string exists_message(const fs::path& out) {
   return out.string() + " exists: remove it or pass -o OTHER (init never writes over a file)";
-}
-
-bool write_all(int fd, const std::string& text) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-// Writes `text` to `out` only if no file of that name exists, atomically: a temp file
-// in the same directory (0666 less the umask), written and synced, then link()ed to
-// `out` (EEXIST: someone was first) and unlinked. Where the file system has no hard
-// links, `out` is created with O_EXCL and written in place instead (removed again on
-// failure). The errors: "cannot write OUT: REASON", or the exists message.
-Status write_new_file(const fs::path& out, const std::string& text) {
-  const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
-  std::string tmpl = (dir / ".swz-init-XXXXXX").string();
-  const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
-  auto cannot = [&](int e) { return make_error("cannot write " + out.string() + ": " + std::strerror(e)); };
-  if (fd < 0) return cannot(errno);
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  if (!write_all(fd, text) || ::fchmod(fd, 0666 & ~mask) != 0 || ::fsync(fd) != 0) {
-    const int e = errno;
-    ::close(fd);
-    ::unlink(tmpl.c_str());
-    return cannot(e);
-  }
-  if (::close(fd) != 0) {
-    const int e = errno;
-    ::unlink(tmpl.c_str());
-    return cannot(e);
-  }
-  if (::link(tmpl.c_str(), out.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(tmpl.c_str());
-    if (e == EEXIST) return make_error(exists_message(out));
-    if (e != EPERM && e != EOPNOTSUPP && e != ENOSYS && e != EMLINK) return cannot(e);
-    // No hard links here: create the name exclusively and write it in place.
-    const int out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (out_fd < 0) return errno == EEXIST ? make_error(exists_message(out)) : cannot(errno);
-    if (!write_all(out_fd, text) || ::fsync(out_fd) != 0) {
-      const int e2 = errno;
-      ::close(out_fd);
-      ::unlink(out.c_str());
-      return cannot(e2);
-    }
-    if (::close(out_fd) != 0) {
-      const int e2 = errno;
-      ::unlink(out.c_str());
-      return cannot(e2);
-    }
-    return ok_status();
-  }
-  ::unlink(tmpl.c_str());
-  // The new name must survive a power loss too.
-  if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-    (void)::fsync(dfd);
-    ::close(dfd);
-  }
-  return ok_status();
 }
 
 // Whether a and b name the same file: the same inode when both exist, else the same
@@ -154,7 +80,9 @@ int cmd_init(const std::vector<std::string>& args) {
   if (r.count("kernel")) kernel = r["kernel"].as<std::string>();
   auto made = make_contract_program(*text, input, kernel, output);
   if (!made) return report_error(made.error().message);
-  if (auto written = write_new_file(output, made->text); !written) return report_error(written.error().message);
+  auto written = write_file_if_absent(output, made->text);
+  if (!written) return report_error(written.error().message);
+  if (!*written) return report_error(exists_message(out_shown));
 
   for (const auto& w : made->warnings) std::fprintf(stderr, "swizzleperf: warning: %s:%s\n", shown.c_str(), w.c_str());
   std::printf("wrote %s (kernel %s, %d-D grid, %zu swizzleperf:TODO to fill in); next: edit it, then swizzleperf check --strict %s\n",

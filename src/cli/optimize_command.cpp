@@ -7,7 +7,6 @@
 #include <ctime>
 
 #include "swizzleperf/backend/backend_factory.h"
-#include "swizzleperf/backend/hip_backend.h"
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/cli/proposer_factory.h"
@@ -86,8 +85,7 @@ int cmd_optimize(const std::vector<std::string>& args) {
     return report_error(backend.error().message);
   }
   if (auto st = (*backend)->preflight(true); !st) return report_error(st.error().message);
-  if ((*backend)->name() == "hip")
-    if (auto why = HipBackend::cuda_program_error(run.kernel.path(), run.kernel.text()); !why.empty()) return report_error(why);
+  if (auto st = (*backend)->accepts_source(run.kernel.path(), run.kernel.text()); !st) return report_error(st.error().message);
   auto proposer = make_proposer(config);
   if (!proposer) return report_error(proposer.error().message);
   // Before any GPU time: an LLM that does not answer would fail every attempt.

@@ -26,6 +26,17 @@ bool is_size(const nlohmann::json& v) {
   return true;
 }
 
+// What `init` writes in place of a block-index use: blockIdx.y / hipBlockIdx_y ->
+// swz_block_idx.y, gridDim.x / hipGridDim_x -> swz_grid.x; a bare one -> the whole value.
+std::string swizzled_spelling(const std::string& use) {
+  const bool grid = use.rfind("gridDim", 0) == 0 || use.rfind("hipGridDim", 0) == 0;
+  const std::string base = grid ? "swz_grid" : "swz_block_idx";
+  const char last = use.empty() ? 0 : use.back();
+  const bool member = use.size() > 2 && (use[use.size() - 2] == '.' || use[use.size() - 2] == '_') &&
+                      (last == 'x' || last == 'y' || last == 'z');
+  return member ? base + "." + last : base;
+}
+
 }  // namespace
 
 std::vector<PortFinding> source_findings(const KernelSource& kernel, bool strict) {
@@ -35,9 +46,9 @@ std::vector<PortFinding> source_findings(const KernelSource& kernel, bool strict
   for (const auto& u : unswizzled_block_uses(kernel.text()))
     out.push_back({strict, u.line,
                    fmt::format("{} does not go through swizzle_pid: this block index bypasses the swizzle, so a "
-                               "reordered launch computes the wrong blocks (use the swizzled block, e.g. swz_block_idx.{}, "
+                               "reordered launch computes the wrong blocks (use the swizzled one, {}, "
                                "or mark a use that is not the block order with // swizzleperf:allow-blockidx)",
-                               u.text, u.text.size() > 2 && u.text[u.text.size() - 2] == '.' ? u.text.substr(u.text.size() - 1) : "x")});
+                               u.text, swizzled_spelling(u.text))});
   std::stable_sort(out.begin(), out.end(), [](const PortFinding& a, const PortFinding& b) { return a.line < b.line; });
   return out;
 }

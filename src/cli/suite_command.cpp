@@ -7,8 +7,6 @@
 #include <chrono>
 
 #include "swizzleperf/backend/backend_factory.h"
-#include "swizzleperf/backend/hip_backend.h"
-#include "swizzleperf/util/file_io.h"
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/cli/proposer_factory.h"
@@ -89,10 +87,12 @@ int cmd_suite(const std::vector<std::string>& args) {
     if (kernels.empty()) return report_error("no kernels given and no kernels/*.hip or kernels/*.cu here: pass kernel files");
     std::sort(kernels.begin(), kernels.end());
   }
+  std::vector<KernelSource> sources;  // each kernel read once; the backend's check below reads them
   for (const auto& k : kernels) {
     auto ks = KernelSource::load(k);
     if (!ks) return report_error(ks.error().message);
     if (auto st = check_no_todo(*ks); !st) return report_error(st.error().message);
+    sources.push_back(std::move(*ks));
   }
   kernels = select_shard(kernels, shard->first, shard->second);
   RealProcessRunner runner;
@@ -101,10 +101,9 @@ int cmd_suite(const std::vector<std::string>& args) {
   // The compiler and the profiler must be there before any run dir is made: a suite
   // that cannot profile measures nothing.
   if (auto st = (*backend)->preflight(true); !st) return report_error(st.error().message);
-  if ((*backend)->name() == "hip")
-    for (const auto& k : kernels)
-      if (auto text = read_file(k))
-        if (auto why = HipBackend::cuda_program_error(k, *text); !why.empty()) return report_error(why);
+  for (const auto& ks : sources)  // the shard's kernels only
+    if (std::find(kernels.begin(), kernels.end(), ks.path()) != kernels.end())
+      if (auto st = (*backend)->accepts_source(ks.path(), ks.text()); !st) return report_error(st.error().message);
   auto proposer = make_proposer(asked);
   if (!proposer) return report_error(proposer.error().message);
   if (auto st = (*proposer)->check_ready(); !st) return report_error(st.error().message);

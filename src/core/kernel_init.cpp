@@ -154,17 +154,6 @@ std::string name_list(const std::vector<std::string>& names) {
   return out;
 }
 
-bool has_region_marker(std::string_view text) {
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    if (trim(text.substr(pos, nl - pos)).rfind("// swizzleperf:begin", 0) == 0) return true;
-    pos = nl + 1;
-  }
-  return false;
-}
-
 // Top-level commas in code text (parentheses, brackets and braces nest): a
 // declaration with one has several declarators.
 bool has_top_level_comma(std::string_view code) {
@@ -220,7 +209,7 @@ Result<InitResult> make_contract_program(std::string_view text, const fs::path& 
   if (text.size() > kMaxKernelFileBytes)
     return make_error(shown + " is " + with_thousands(text.size()) + " bytes; the limit is " +
                       with_thousands(kMaxKernelFileBytes) + " (a kernel file is tens of KB)");
-  if (has_region_marker(text))
+  if (has_region_begin_line(text))
     return make_error(shown + " is already a swizzleperf program (it has a '// swizzleperf:begin' line): run swizzleperf check on it");
 
   const CudaSource src(text);

@@ -266,6 +266,17 @@ std::string unified_diff(std::string_view a, std::string_view b, const std::stri
   return out.str();
 }
 
+bool has_region_begin_line(std::string_view text) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    if (trim(text.substr(pos, nl - pos)).rfind(kBegin, 0) == 0) return true;
+    pos = nl + 1;
+  }
+  return false;
+}
+
 bool is_kernel_file_name(const std::filesystem::path& path) {
   const auto ext = path.extension();
   return ext == ".hip" || ext == ".cu";

@@ -230,6 +230,23 @@ TEST(ByokCuda, ACudaProgramOnTheHipBackendSaysToHipifyIt) {
   EXPECT_FALSE(fs::exists(tmp / "prog"));
 }
 
+// With no comment and no build, there is no grid to check the region on: one line, exit 2.
+TEST(ByokBadPort, NoDefaultGridAndNoBuildIsRefusedWithTheReason) {
+  TempDir tmp;
+  const std::string from = [] {
+    for (const auto& l : split_lines(read_text(byok("blur_swz.cu"))))
+      if (l.rfind("// swizzleperf:default-grid ", 0) == 0) return l;
+    return std::string();
+  }();
+  ASSERT_FALSE(from.empty());
+  const fs::path p = planted_blur(tmp, from, "// (no grid comment)");
+  auto r = run_cli({"check", "--no-build", p.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "swizzleperf: error: " + p.string() +
+                             " has no '// swizzleperf:default-grid MxN' comment and is not built here (--no-build): pass --grid MxN"))
+      << r.err;
+}
+
 TEST(ByokBadPort, TodoLeftFailsCheckAndIsRefusedByTheRunCommands) {
   TempDir tmp;
   const fs::path input = tmp / "blur.cu";

@@ -60,9 +60,10 @@ TEST(HipBackend, ACudaRuntimeProgramIsRefusedWithoutRunningHipcc) {
   EXPECT_NE(built->failure.find("blur_swz.cu:4 uses the CUDA runtime (cudaMalloc)"), std::string::npos) << built->failure;
   EXPECT_NE(built->failure.find("hipify-perl blur_swz.cu > blur_swz.hip"), std::string::npos) << built->failure;
   EXPECT_TRUE(runner.calls().empty());
-  EXPECT_NE(HipBackend::cuda_program_error("k.cu", "#include <cuda_runtime.h>\nint x;\n").find("k.cu:1 uses the CUDA runtime (include <cuda_runtime.h>)"),
-            std::string::npos);
-  EXPECT_EQ(HipBackend::cuda_program_error("k.hip", "#include <hip/hip_runtime.h>\nconst char* s = \"cudaMalloc\";\nint cuda = 1;\n"), "");
+  auto header = hip.accepts_source("k.cu", "#include <cuda_runtime.h>\nint x;\n");
+  ASSERT_FALSE(header.ok());
+  EXPECT_NE(header.error().message.find("k.cu:1 uses the CUDA runtime (include <cuda_runtime.h>)"), std::string::npos);
+  EXPECT_TRUE(hip.accepts_source("k.hip", "#include <hip/hip_runtime.h>\nconst char* s = \"cudaMalloc\";\nint cuda = 1;\n").ok());
 }
 
 TEST(HipBackend, BuildArchFromRequestThenToolsThenNone) {

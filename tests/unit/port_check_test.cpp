@@ -80,6 +80,21 @@ TEST(PortCheck, TodoMarksAreErrorsAndBlockIndexUsesWarningsUnlessStrict) {
   ASSERT_EQ(strict.size(), 2u);
   EXPECT_TRUE(strict[0].error);
   EXPECT_EQ(format_finding("k.cu", strict[0]).rfind("k.cu:9: error: blockIdx.y", 0), 0u);
+  EXPECT_NE(strict[0].text.find("(use the swizzled one, swz_block_idx.y,"), std::string::npos) << strict[0].text;
+}
+
+// The hint names what init writes in place of each spelling.
+TEST(PortCheck, EachBypassNamesItsSwizzledSpelling) {
+  const std::string text = std::string(kRegion) +
+                           "__global__ void k(int* o, dim3 swz_grid) {\n"
+                           "  o[0] = gridDim.x + hipGridDim_y + hipBlockIdx_z;\n"
+                           "}\n";
+  const auto f = source_findings(source(text), false);
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_NE(f[0].text.find("gridDim.x does not go through swizzle_pid"), std::string::npos) << f[0].text;
+  EXPECT_NE(f[0].text.find("(use the swizzled one, swz_grid.x,"), std::string::npos) << f[0].text;
+  EXPECT_NE(f[1].text.find("(use the swizzled one, swz_grid.y,"), std::string::npos) << f[1].text;
+  EXPECT_NE(f[2].text.find("(use the swizzled one, swz_block_idx.z,"), std::string::npos) << f[2].text;
 }
 
 TEST(PortCheck, AllowCommentAndSwizzlePidArgumentsAreNotFindings) {

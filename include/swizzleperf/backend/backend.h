@@ -98,6 +98,11 @@ class Backend {
   // Error only when the compiler cannot be run at all; a compile error is a
   // BuildResult with ok == false.
   virtual Result<BuildResult> build(const BuildRequest& request) = 0;
+  // Whether this backend can build a program with this source at all: an Error naming
+  // why not (the hip backend: a program that calls the CUDA runtime). build() answers
+  // such a source with a failed build; the run commands ask first, before a run dir is
+  // made, so the message names the user's file. Default: every source.
+  virtual Status accepts_source(const fs::path& /*source*/, std::string_view /*text*/) const { return ok_status(); }
   virtual Result<Metrics> profile(const ProfileRequest& request) = 0;
   // Runs the program with args; its last stdout line is parsed as JSON. Virtual so a
   // test's fake backend can answer for programs it never built.

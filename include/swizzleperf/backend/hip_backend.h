@@ -22,10 +22,9 @@ class HipBackend final : public Backend {
   std::string compiler_path() const;
   std::string profiler_path() const;
   static constexpr const char* kDefaultArch = "gfx942";
-  // Why a program that calls the CUDA runtime (a `.cu` written with cuda* names) cannot
-  // build here, naming its first use and the hipify route; "" when it uses none. build()
-  // answers with it as the compile failure; the run commands refuse such a kernel up front.
-  static std::string cuda_program_error(const fs::path& source, std::string_view text);
+  // A program that calls the CUDA runtime (a `.cu` written with cuda* names) cannot build
+  // here: the Error names its first use and the hipify route.
+  Status accepts_source(const fs::path& source, std::string_view text) const override;
 };
 
 }  // namespace swz

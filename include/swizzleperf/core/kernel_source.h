@@ -73,6 +73,10 @@ class KernelSource {
   std::size_t default_grid_line_ = 0;
 };
 
+// Whether some line of `text` is the region's begin marker, as parse() recognises it
+// (a file that is already a program under the contract, for `init` to refuse).
+bool has_region_begin_line(std::string_view text);
+
 // A kernel program's file name: .hip, or .cu (CUDA as written: built by nvcc on the
 // cuda backend; the hip backend refuses a program that uses the CUDA runtime).
 bool is_kernel_file_name(const std::filesystem::path& path);

@@ -19,4 +19,12 @@ Result<std::string> read_file(const std::filesystem::path& path);
 // for the history, reports, best.hip and every JSON the tool writes.
 Status write_file_atomic(const std::filesystem::path& path, const std::string& text);
 
+// Writes text to PATH only if no file of that name exists, atomically even against a
+// racing writer: a temp file in PATH's directory (0666 less the umask), written and
+// synced, then link()ed to PATH (which fails if the name exists) and unlinked; where the
+// file system has no hard links, PATH is created with O_EXCL and written in place
+// (removed again on a failure). true: written; false: the name exists, nothing written;
+// an Error "cannot write PATH: REASON" otherwise, with no temp file left behind.
+Result<bool> write_file_if_absent(const std::filesystem::path& path, const std::string& text);
+
 }  // namespace swz

@@ -1,0 +1,49 @@
+// Tests of util/file_io: the no-overwrite write (write_file_if_absent) that `init` uses.
+#include "swizzleperf/util/file_io.h"
+
+#include <gtest/gtest.h>
+
+#include "support/fixtures.h"
+
+namespace swz {
+namespace {
+
+using test::read_text;
+using test::TempDir;
+using test::write_text;
+
+std::size_t entries_in(const std::filesystem::path& dir) {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+  return n;
+}
+
+TEST(FileIo, WriteIfAbsentWritesANewFileAndLeavesNoTempFile) {
+  TempDir tmp;
+  auto r = write_file_if_absent(tmp / "new.cu", "int x;\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(*r);
+  EXPECT_EQ(read_text(tmp / "new.cu"), "int x;\n");
+  EXPECT_EQ(entries_in(tmp.path()), 1u);
+}
+
+TEST(FileIo, WriteIfAbsentNeverReplacesAnExistingFile) {
+  TempDir tmp;
+  write_text(tmp / "old.cu", "mine\n");
+  auto r = write_file_if_absent(tmp / "old.cu", "theirs\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_FALSE(*r);
+  EXPECT_EQ(read_text(tmp / "old.cu"), "mine\n");
+  EXPECT_EQ(entries_in(tmp.path()), 1u);
+}
+
+TEST(FileIo, WriteIfAbsentIntoAMissingDirectoryIsAnErrorNamingThePath) {
+  TempDir tmp;
+  auto r = write_file_if_absent(tmp / "no" / "such" / "x.cu", "x\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "cannot write " + (tmp / "no" / "such" / "x.cu").string() + ": No such file or directory");
+  EXPECT_EQ(entries_in(tmp.path()), 0u);
+}
+
+}  // namespace
+}  // namespace swz
