@@ -173,6 +173,13 @@ fs::path planted_blur(const TempDir& tmp, const std::string& from, const std::st
   return p;
 }
 
+// The finished blur's default-grid comment line ("" when it has none).
+std::string blur_default_grid_line() {
+  for (const auto& l : split_lines(read_text(byok("blur_swz.cu"))))
+    if (l.rfind("// swizzleperf:default-grid ", 0) == 0) return l;
+  return std::string();
+}
+
 TEST(ByokBadPort, LeftoverBlockIdxYIsAWarningAndFailsStrict) {
   TempDir tmp;
   const fs::path p = planted_blur(tmp, "swz_block_idx.y * blockDim.y", "blockIdx.y * blockDim.y");
@@ -194,11 +201,7 @@ TEST(ByokBadPort, LeftoverBlockIdxYIsAWarningAndFailsStrict) {
 TEST(ByokBadPort, DefaultGridThatDisagreesWithInfoFailsWithTheRealNvcc) {
   if (nvcc_path().empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
   TempDir tmp;
-  const std::string comment = [] {
-    for (const auto& l : split_lines(read_text(byok("blur_swz.cu"))))
-      if (l.rfind("// swizzleperf:default-grid ", 0) == 0) return l;
-    return std::string();
-  }();
+  const std::string comment = blur_default_grid_line();
   ASSERT_FALSE(comment.empty());
   const fs::path p = planted_blur(tmp, comment, "// swizzleperf:default-grid 64x4096");
   auto r = run_cli({"check", "--arch", "sm_90", p.string()}, {}, {}, 300);
@@ -233,11 +236,7 @@ TEST(ByokCuda, ACudaProgramOnTheHipBackendSaysToHipifyIt) {
 // With no comment and no build, there is no grid to check the region on: one line, exit 2.
 TEST(ByokBadPort, NoDefaultGridAndNoBuildIsRefusedWithTheReason) {
   TempDir tmp;
-  const std::string from = [] {
-    for (const auto& l : split_lines(read_text(byok("blur_swz.cu"))))
-      if (l.rfind("// swizzleperf:default-grid ", 0) == 0) return l;
-    return std::string();
-  }();
+  const std::string from = blur_default_grid_line();
   ASSERT_FALSE(from.empty());
   const fs::path p = planted_blur(tmp, from, "// (no grid comment)");
   auto r = run_cli({"check", "--no-build", p.string()});

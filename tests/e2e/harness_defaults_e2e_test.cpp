@@ -32,16 +32,8 @@ using nlohmann::json;
 
 // ---- the programs ------------------------------------------------------------------------
 
-// 3x3 box sum of an M x N fp32 matrix (zero outside), 16x16 threads per 16x16 tile, over the
-// CUDA runtime. SWZ_TEST_VARIANT=nogrid runs a program with neither grid() nor launch_grid(),
-// SWZ_TEST_VARIANT=noname one that gives no name.
-const char* const kBox3Cu = R"cu(// box3: a 2-D program on the harness defaults.
-#include "swz_harness.h"
-
-#include <cstdlib>
-#include <cstring>
-
-// swizzleperf:begin
+// The region, the kernel and the geometry both programs share.
+const char* const kBox3Common = R"cu(// swizzleperf:begin
 SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {
   return pid;
 }
@@ -72,7 +64,18 @@ class Box3Program : public SwzProgram {
   }
   unsigned long long footprint_bytes(const SwzSize& s) const override { return 8ull * s[0] * s[1]; }
   long long reduction_length(const SwzSize&) const override { return 9; }
+)cu";
 
+// 3x3 box sum of an M x N fp32 matrix (zero outside), 16x16 threads per 16x16 tile, over the
+// CUDA runtime. SWZ_TEST_VARIANT=nogrid runs a program with neither grid() nor launch_grid(),
+// SWZ_TEST_VARIANT=noname one that gives no name.
+const std::string kBox3Cu = std::string(R"cu(// box3: a 2-D program on the harness defaults.
+#include "swz_harness.h"
+
+#include <cstdlib>
+#include <cstring>
+
+)cu") + kBox3Common + R"cu(
   void setup(const SwzSize& s, unsigned long long seed) override {
     M_ = static_cast<int>(s[0]), N_ = static_cast<int>(s[1]);
     const size_t bytes = sizeof(float) * M_ * N_;
@@ -146,41 +149,10 @@ int main(int argc, char** argv) {
 
 // The same program against the HIP API (what hipcc builds): harness allocations, a host
 // fill and upload, hipLaunchKernelGGL.
-const char* const kBox3Hip = R"hip(// box3: a 2-D program on the harness defaults, HIP API.
+const std::string kBox3Hip = std::string(R"hip(// box3: a 2-D program on the harness defaults, HIP API.
 #include "swz_harness.h"
 
-// swizzleperf:begin
-SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {
-  return pid;
-}
-// swizzleperf:end
-
-__global__ void box3_kernel(const float* in, float* out, int M, int N, dim3 swz_grid) {
-  const SwzBlock swz_block_idx = swz_block(swizzle_pid(blockIdx.x, gridDim.x, swz_tile_grid(swz_grid)), swz_grid);
-  if (swz_block_idx.z >= swz_grid.z) return;
-  const int x = static_cast<int>(swz_block_idx.x * blockDim.x + threadIdx.x);
-  const int y = static_cast<int>(swz_block_idx.y * blockDim.y + threadIdx.y);
-  if (x >= N || y >= M) return;
-  float s = 0.f;
-  for (int dy = -1; dy <= 1; ++dy)
-    for (int dx = -1; dx <= 1; ++dx) {
-      const int yy = y + dy, xx = x + dx;
-      if (yy >= 0 && yy < M && xx >= 0 && xx < N) s += in[static_cast<size_t>(yy) * N + xx];
-    }
-  out[static_cast<size_t>(y) * N + x] = s;
-}
-
-class Box3Program : public SwzProgram {
- public:
-  Box3Program() : SwzProgram("box3", "box3_kernel") {}
-  SwzSize default_size() const override { return {4096, 8192}; }
-  SwzSize size_multiple() const override { return {1, 4}; }
-  dim3 launch_grid(const SwzSize& s) const override {
-    return dim3(swz_ceil_div(s[1], 16), swz_ceil_div(s[0], 16));
-  }
-  unsigned long long footprint_bytes(const SwzSize& s) const override { return 8ull * s[0] * s[1]; }
-  long long reduction_length(const SwzSize&) const override { return 9; }
-
+)hip") + kBox3Common + R"hip(
   void setup(const SwzSize& s, unsigned long long seed) override {
     M_ = static_cast<int>(s[0]), N_ = static_cast<int>(s[1]);
     dIn_ = swz_alloc<float>(size_t(M_) * N_);
