@@ -80,7 +80,8 @@ ProgramRun Backend::run_program(const fs::path& exe, const std::vector<std::stri
 }
 
 LaunchWindow profile_window(int total, int max_launches) {
-  if (total <= 0 || max_launches <= 0 || total <= max_launches) return {};
+  if (total <= 0) return {};
+  if (max_launches <= 0 || total <= max_launches) return {0, 0, total};
   return {(total - max_launches) / 2, max_launches, total};
 }
 

@@ -7,7 +7,7 @@
 #include "swizzleperf/backend/cuda_backend.h"
 #include "swizzleperf/backend/hip_backend.h"
 #include "swizzleperf/core/kernel_source.h"
-#include "swizzleperf/core/region_validator.h"
+#include "swizzleperf/core/valid_region.h"
 
 namespace swz::cli {
 
@@ -26,13 +26,14 @@ int cmd_build(const std::vector<std::string>& args) {
   auto k = KernelSource::load(r["kernel"].as<std::string>());
   if (!k) return report_error(k.error().message);
   if (auto st = check_no_todo(*k); !st) return report_error(st.error().message);
-  if (auto st = check_region_code(k->region()); !st) return report_error(k->path().string() + ": " + st.error().message);
+  if (auto st = check_region_in(k->region(), k->language()); !st) return report_error(k->path().string() + ": " + st.error().message);
   std::string out = r["output"].as<std::string>();
   if (out.empty()) out = k->name();
   if (std::error_code ec; std::filesystem::is_directory(out, ec))
     return report_error("-o " + out + " is a directory: give the path of the program to write (e.g. " +
                         (std::filesystem::path(out) / k->name()).string() + ")");
-  std::string which = r["backend"].as<std::string>();
+  std::string which = backend_for_kernel(r["backend"].as<std::string>(), k->path());
+  if (auto st = check_backend_for_kernel(which, k->path()); !st) return report_error(st.error().message);
   RealProcessRunner runner;
   if (which == "auto") {
     // Building needs no GPU: prefer the toolchain that is installed.

@@ -14,18 +14,20 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
 #include "swizzleperf/backend/cuda_backend.h"
 #include "swizzleperf/backend/hip_backend.h"
+#include "swizzleperf/backend/triton_backend.h"
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/cli/port_check.h"
 #include "swizzleperf/util/text.h"
 #include "swizzleperf/util/junit.h"
 #include "swizzleperf/core/mapping_check.h"
-#include "swizzleperf/core/region_validator.h"
+#include "swizzleperf/core/valid_region.h"
 #include "swizzleperf/probe/probe_runner.h"
 #include "swizzleperf/probe/topology.h"
 
@@ -40,7 +42,9 @@ struct CheckSettings {
   bool strict = false;           // --strict: warnings are errors
   Backend* cuda = nullptr;       // compilers for the info build; null: absent or --no-build
   Backend* hip = nullptr;
+  Backend* triton = nullptr;     // Triton programs: a Python that imports torch and triton
   std::string no_build_reason;   // why nothing is built (shown once per kernel)
+  std::string no_triton_reason;  // why a Triton program is not built
 };
 
 struct KernelCheck {
@@ -54,8 +58,10 @@ struct KernelCheck {
   double seconds = 0;
 };
 
-// The backend that builds `k` for info: nvcc for any program, hipcc for a .hip one.
+// The backend that builds `k` for info: nvcc for any C++ program, hipcc for a .hip one,
+// Python with torch and triton for a Triton program.
 Backend* info_builder(const KernelSource& k, const CheckSettings& s) {
+  if (k.language() == RegionLanguage::python) return s.triton;
   if (s.cuda) return s.cuda;
   if (s.hip && k.path().extension() != ".cu") return s.hip;
   return nullptr;
@@ -63,7 +69,8 @@ Backend* info_builder(const KernelSource& k, const CheckSettings& s) {
 
 // Why info_builder has none for `k`: --no-build, no compiler at all, or a .cu program
 // with hipcc alone.
-std::string no_builder_reason(const CheckSettings& s) {
+std::string no_builder_reason(const KernelSource& k, const CheckSettings& s) {
+  if (k.language() == RegionLanguage::python) return s.no_triton_reason;
   return s.no_build_reason.empty() ? std::string("a .cu program needs nvcc, and none was found; pass --nvcc PATH")
                                    : s.no_build_reason;
 }
@@ -79,7 +86,7 @@ Result<KernelCheck> check_kernel(const KernelSource& k, const CheckSettings& s, 
   // The program is built and run only when its region passes the validator: a rejected
   // region is untrusted code that nothing may compile or run (the mapping check below
   // reports why it was rejected).
-  const Status region_ok = check_region_code(k.region());
+  const Status region_ok = check_region_in(k.region(), k.language());
   Backend* const builder = region_ok ? info_builder(k, s) : nullptr;
   if (Backend* b = builder) {
     ProgramCheckOptions po;
@@ -94,7 +101,8 @@ Result<KernelCheck> check_kernel(const KernelSource& k, const CheckSettings& s, 
     if (facts->info)
       if (auto g = facts->info->checked_grid()) info_grid = *g;
     c.program_note = facts->built
-                         ? fmt::format("built for info with {} ({:.1f} s){}", b->name() == "cuda" ? "nvcc" : "hipcc", facts->build_seconds,
+                         ? fmt::format("built for info with {} ({:.1f} s){}",
+                                       b->name() == "cuda" ? "nvcc" : b->name() == "hip" ? "hipcc" : "python", facts->build_seconds,
                                        info_grid ? fmt::format(": grid {}x{} at the default size, {} verify size(s) through info",
                                                                info_grid->m, info_grid->n, facts->sizes_checked)
                                                  : std::string())
@@ -103,7 +111,7 @@ Result<KernelCheck> check_kernel(const KernelSource& k, const CheckSettings& s, 
   } else if (!region_ok) {
     c.program_note = "not built: nothing compiles or runs a region the validator refused";
   } else {
-    c.program_note = "not built: " + no_builder_reason(s);
+    c.program_note = "not built: " + no_builder_reason(k, s);
   }
   const std::optional<TileGrid> grid = s.grid ? s.grid : info_grid ? info_grid : k.default_grid();
   std::size_t errors = 0, warnings = 0;
@@ -112,10 +120,11 @@ Result<KernelCheck> check_kernel(const KernelSource& k, const CheckSettings& s, 
                              : fmt::format("; {} error(s), {} warning(s)", errors, warnings);
   if (!grid) {  // no --grid, no comment, no program: nothing to check the region on
     c.ok = false;
-    c.summary = "no tile grid to check the region on (no '// swizzleperf:default-grid MxN' comment, and the program was " +
+    c.summary = std::string("no tile grid to check the region on (no '") + comment_prefix(k.language()) +
+                " swizzleperf:default-grid MxN' comment, and the program was " +
                 c.program_note + "): add the comment or pass --grid MxN" + counts;
   } else {
-    auto report = check_mapping(k.region(), ragged_grids(*grid), s.hw, s.mapping, runner);
+    auto report = check_mapping(k.region(), ragged_grids(*grid), s.hw, s.mapping, runner, k.language());
     if (!report) return report.error();
     c.ok = report->ok && errors == 0;
     c.summary = report->summary();
@@ -150,7 +159,7 @@ void print_details(const MappingReport& report) {
 
 int cmd_check(const std::vector<std::string>& args) {
   cxxopts::Options o("swizzleperf check", "Evaluate kernels' swizzle regions on the host: bijection, per-die load, neighbour co-location.");
-  o.positional_help("KERNEL.hip|.cu...");
+  o.positional_help("KERNEL.hip|.cu|.py...");
   o.add_options()("kernels", "kernel files", cxxopts::value<std::vector<std::string>>())("h,help", "show this help");
   o.add_options("Hardware model")
       ("arch", "arch whose die model to use: gfx942/mi300x (8 XCDs), sm_90/h100, ...", cxxopts::value<std::string>()->default_value("gfx942"))
@@ -166,6 +175,8 @@ int cmd_check(const std::vector<std::string>& args) {
       ("no-build", "do not build the programs for info (source checks and the mapping check only)")
       ("nvcc", "nvcc for the info build (default: PATH, then /usr/local/cuda/bin)", cxxopts::value<std::string>()->default_value(""))
       ("hipcc", "hipcc for the info build of .hip programs when there is no nvcc (default: PATH, then /opt/rocm/bin)",
+       cxxopts::value<std::string>()->default_value(""))
+      ("python", "Python for the info build of Triton programs (.py), with torch and triton (default: python3 on PATH)",
        cxxopts::value<std::string>()->default_value(""))
       ("build-timeout", "seconds before an info build is killed", cxxopts::value<int>()->default_value("300"));
   o.add_options("Output")
@@ -223,9 +234,26 @@ int cmd_check(const std::vector<std::string>& args) {
   cuda_tools.build_timeout = hip_tools.build_timeout = std::chrono::seconds(build_timeout);
   CudaBackend cuda(runner, cuda_tools);
   HipBackend hip(runner, hip_tools);
+  ToolOptions triton_tools;
+  triton_tools.compiler = r["python"].as<std::string>();
+  triton_tools.build_timeout = std::chrono::seconds(build_timeout);
+  TritonBackend triton(runner, triton_tools);
+  const bool any_python = std::any_of(kernels.begin(), kernels.end(), [](const KernelSource& k) { return k.language() == RegionLanguage::python; });
   if (r.count("no-build")) {
-    s.no_build_reason = "--no-build";
-  } else {
+    s.no_build_reason = s.no_triton_reason = "--no-build";
+  } else if (any_python) {
+    // A Triton program is built for info where its Python imports torch and triton; on a
+    // machine without them (a CI runner) the source checks and the mapping check run alone.
+    if (auto st = triton.preflight(false); !st) {
+      if (!triton_tools.compiler.empty()) return report_error("--python " + triton_tools.compiler + ": " + st.error().message);
+      s.no_triton_reason = st.error().message;
+    } else if (auto why = triton.missing_modules(); !why.empty()) {
+      s.no_triton_reason = why + " (the grid comment and verify sizes are unchecked)";
+    } else {
+      s.triton = &triton;
+    }
+  }
+  if (!r.count("no-build")) {
     if (cuda.preflight(false)) s.cuda = &cuda;
     if (hip.preflight(false)) s.hip = &hip;
     // A path given explicitly must work: a typo must not silently skip the build.
@@ -235,8 +263,9 @@ int cmd_check(const std::vector<std::string>& args) {
   }
   for (const auto& k : kernels)
     if (!s.grid && !k.default_grid() && !info_builder(k, s))
-      return report_error(k.path().string() + " has no '// swizzleperf:default-grid MxN' comment and is not built here (" +
-                          no_builder_reason(s) + "): pass --grid MxN");
+      return report_error(k.path().string() + " has no '" + comment_prefix(k.language()) +
+                          " swizzleperf:default-grid MxN' comment and is not built here (" +
+                          no_builder_reason(k, s) + "): pass --grid MxN");
   const bool json = r.count("json") > 0;
   if (!json)
     std::printf("model: %s, %d die(s), dispatch %s [%s]\n", s.hw.arch.c_str(), s.hw.num_dies, s.hw.dispatch.kind.c_str(),

@@ -22,7 +22,7 @@
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/util/junit.h"
-#include "swizzleperf/core/region_validator.h"
+#include "swizzleperf/core/valid_region.h"
 #include "swizzleperf/loop/optimizer.h"
 #include "swizzleperf/proposer/fixed_proposer.h"
 #include "swizzleperf/report/report.h"
@@ -38,6 +38,11 @@ constexpr const char* kIdentityRegion =
     "  // identity: the hardware's order (written by swizzleperf gate)\n"
     "  return pid;\n"
     "}\n";
+constexpr const char* kPyIdentityRegion =
+    "# identity: the hardware's order (written by swizzleperf gate)\n"
+    "@triton.jit\n"
+    "def swizzle_pid(pid, num_pids, grid_m, grid_n):\n"
+    "    return pid\n";
 
 nlohmann::json brief(const Attempt& a) {
   nlohmann::json j = {{"label", a.label}, {"status", to_string(a.status)}, {"reason", a.reason}};
@@ -86,7 +91,7 @@ int cmd_gate(const std::vector<std::string>& args) {
   if (auto st = check_no_todo(*kernel); !st) return report_error(st.error().message);
   // Refused here, before any GPU time, with the kernel's path in the message (the
   // loop validates it again where it enters as the run's one proposal).
-  auto committed_region = ValidRegion::make(kernel->region());
+  auto committed_region = ValidRegion::make(kernel->region(), kernel->language());
   if (!committed_region) return report_error(kernel_path.string() + ": " + committed_region.error().message);
   const double min_speedup = r["min-speedup"].as<double>();
   if (!(min_speedup > 0 && min_speedup < 100)) return report_error("--min-speedup must be a positive ratio such as 1.0 or 1.05");
@@ -109,6 +114,8 @@ int cmd_gate(const std::vector<std::string>& args) {
   config.proposer = "committed";
   if (std::string e; !regime_options_from(r, config.timing, e)) return report_error(e);
   read_backend_settings(r, config);
+  config.backend = backend_for_kernel(config.backend, kernel_path);
+  if (auto st = check_backend_for_kernel(config.backend, kernel_path); !st) return report_error(st.error().message);
   // Refusals first: nothing is written before the GPU, compiler and profiler are known.
   RealProcessRunner runner;
   auto backend = make_backend(config.backend, runner, tool_options_for(r, config));
@@ -130,9 +137,9 @@ int cmd_gate(const std::vector<std::string>& args) {
     if (made_dir && !std::filesystem::exists(run_dir / "history.json", e)) std::filesystem::remove_all(run_dir, e);
   };
   // The baseline is the same program with the identity region, kept beside the run.
-  auto identity = kernel->splice(kIdentityRegion);
+  auto identity = kernel->splice(kernel->language() == RegionLanguage::python ? kPyIdentityRegion : kIdentityRegion);
   if (!identity) return report_error(identity.error().message);
-  const auto identity_path = run_dir / (kernel->name() + ".identity.hip");
+  const auto identity_path = run_dir / (kernel->name() + ".identity" + source_extension(kernel->language()));
   if (auto st = write_file_atomic(identity_path, *identity); !st) {
     discard();
     return report_error(st.error().message);

@@ -21,7 +21,8 @@ int host_only_analysis(const KernelSource& kernel, const std::string& arch, cons
   auto hw = profile_from_arch(arch.empty() ? "gfx942" : arch);
   if (!hw) return report_error(hw.error().message);
   if (!kernel.default_grid())
-    return report_error(kernel.path().string() + " has no '// swizzleperf:default-grid MxN' comment, needed without a GPU");
+    return report_error(kernel.path().string() + " has no '" + comment_prefix(kernel.language()) +
+                        " swizzleperf:default-grid MxN' comment, needed without a GPU");
   const TileGrid grid = *kernel.default_grid();
   const auto work = std::filesystem::temp_directory_path() / fmt::format("swizzleperf-host-{}", ::getpid());
   RealProcessRunner runner;
@@ -36,9 +37,11 @@ int host_only_analysis(const KernelSource& kernel, const std::string& arch, cons
                 "cols/die");
   }
   std::vector<std::pair<std::string, std::string>> candidates = {{"original region", kernel.region()}};
-  for (const auto& c : BuiltinProposer::seed_order(*hw, grid)) candidates.push_back({c.label(), render_family(c)});
+  const RegionLanguage language = kernel.language();
+  for (const auto& c : BuiltinProposer::seed_order(*hw, grid))
+    if (language == RegionLanguage::cpp || c.family != "topo_group") candidates.push_back({c.label(), render_family(c, language)});
   for (const auto& [label, region] : candidates) {
-    auto report = check_mapping(region, ragged_grids(grid), *hw, mo, runner);
+    auto report = check_mapping(region, ragged_grids(grid), *hw, mo, runner, language);
     if (!report) {
       std::error_code ec;
       std::filesystem::remove_all(work, ec);

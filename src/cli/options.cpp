@@ -1,4 +1,6 @@
 // Option groups shared by subcommands, and small argument parsers.
+#include <unistd.h>
+
 #include <algorithm>
 #include <ctime>
 #include <sstream>
@@ -29,12 +31,15 @@ const std::vector<Command>& commands() {
 
 void add_backend_options(cxxopts::Options& o) {
   o.add_options("Backend")
-      ("backend", "auto, cuda (nvcc + ncu) or hip (hipcc + rocprofv3)", cxxopts::value<std::string>()->default_value("auto"))
+      ("backend", "auto, cuda (nvcc + ncu), hip (hipcc + rocprofv3) or triton (Python with torch + triton, and "
+                  "ncu or rocprofv3; auto for a .py program)", cxxopts::value<std::string>()->default_value("auto"))
       ("arch", "GPU arch (sm_90, gfx942); default: from the device query", cxxopts::value<std::string>()->default_value(""))
       ("nvcc", "path to nvcc (default: PATH, then /usr/local/cuda/bin)", cxxopts::value<std::string>()->default_value(""))
       ("ncu", "path to Nsight Compute's ncu (default: PATH, then /usr/local/cuda/bin)", cxxopts::value<std::string>()->default_value(""))
       ("hipcc", "path to hipcc (default: PATH, then /opt/rocm/bin)", cxxopts::value<std::string>()->default_value(""))
       ("rocprof", "path to rocprofv3 (default: PATH, then /opt/rocm/bin)", cxxopts::value<std::string>()->default_value(""))
+      ("python", "the Python that runs Triton programs, with torch and triton installed (default: python3 on PATH)",
+       cxxopts::value<std::string>()->default_value(""))
       ("run-timeout", "seconds before a kernel program run is killed", cxxopts::value<int>()->default_value("120"))
       ("build-timeout", "seconds before a compile is killed", cxxopts::value<int>()->default_value("300"))
       ("profile-timeout", "seconds before a profiler run is killed", cxxopts::value<int>()->default_value("300"))
@@ -158,6 +163,9 @@ ToolOptions tool_options_from(const cxxopts::ParseResult& r, const std::string& 
   if (backend == "hip") {
     t.compiler = r["hipcc"].as<std::string>();
     t.profiler = r["rocprof"].as<std::string>();
+  } else if (backend == "triton") {  // the interpreter, and the vendor's profiler
+    t.compiler = r["python"].as<std::string>();
+    t.profiler = ::access("/dev/kfd", F_OK) == 0 ? r["rocprof"].as<std::string>() : r["ncu"].as<std::string>();
   } else {
     t.compiler = r["nvcc"].as<std::string>();
     t.profiler = r["ncu"].as<std::string>();
@@ -299,7 +307,7 @@ std::string validate_options(const cxxopts::ParseResult& r) {
            int_in(r, "llm-timeout", 1, 3600, "seconds"),
            int_in(r, "check-timeout", 1, 3600, "seconds"),
            int_in(r, "dies", 0, 1024, "0: the arch's own count"),
-           one_of(r, "backend", {"auto", "cuda", "hip"}),
+           one_of(r, "backend", {"auto", "cuda", "hip", "triton"}),
            one_of(r, "proposer", {"auto", "builtin", "llm"}),
            one_of(r, "context", {"aware", "unaware", "overload"}),
            one_of(r, "objective", {"time", "l2", "energy"}),

@@ -37,9 +37,33 @@ std::string swizzled_spelling(const std::string& use) {
   return member ? base + "." + last : base;
 }
 
+// A Triton program: each line outside comments that reads `program_id(` without passing
+// it to swizzle_pid on the same line (a line scan: Triton kernels read it once, by name).
+std::vector<PortFinding> triton_findings(const KernelSource& kernel, bool strict) {
+  std::vector<PortFinding> out;
+  const std::string& t = kernel.text();
+  std::size_t line = 0, pos = 0;
+  while (pos < t.size()) {
+    ++line;
+    std::size_t nl = t.find('\n', pos);
+    if (nl == std::string::npos) nl = t.size();
+    const std::string_view full(t.data() + pos, nl - pos);
+    const std::string_view code = full.substr(0, full.find('#'));
+    if (code.find("program_id(") != std::string_view::npos && code.find("swizzle_pid(") == std::string_view::npos &&
+        full.find("swizzleperf:allow-blockidx") == std::string_view::npos)
+      out.push_back({strict, line,
+                     "tl.program_id(...) does not go through swizzle_pid: this program id bypasses the swizzle, so a "
+                     "reordered launch computes the wrong tiles (pass it to swizzle_pid, or mark a use that is not the "
+                     "tile order with # swizzleperf:allow-blockidx)"});
+    pos = nl + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<PortFinding> source_findings(const KernelSource& kernel, bool strict) {
+  if (kernel.language() == RegionLanguage::python) return triton_findings(kernel, strict);
   std::vector<PortFinding> out;
   for (const auto& m : todo_marks(kernel.text()))
     out.push_back({true, m.line, "swizzleperf:TODO left" + (m.text.empty() ? std::string() : ": " + m.text)});
@@ -82,15 +106,16 @@ Result<ProgramFacts> program_findings(const KernelSource& kernel, Backend& backe
     facts.findings.push_back({true, 0, g.error().message});
   } else if (!kernel.default_grid()) {
     facts.findings.push_back({true, 0,
-                              fmt::format("no '// swizzleperf:default-grid MxN' comment: the program's info says the grid is "
-                                          "{}x{} at its default size {}; add the line // swizzleperf:default-grid {}x{}",
-                                          g->m, g->n, where_size, g->m, g->n)});
+                              fmt::format("no '{0} swizzleperf:default-grid MxN' comment: the program's info says the grid is "
+                                          "{1}x{2} at its default size {3}; add the line {0} swizzleperf:default-grid {1}x{2}",
+                                          comment_prefix(kernel.language()), g->m, g->n, where_size)});
   } else if (kernel.default_grid()->m != g->m || kernel.default_grid()->n != g->n) {
     facts.findings.push_back(
         {true, kernel.default_grid_line(),
          fmt::format("the default-grid comment says {}x{} but the program's info says {}x{} at its default size {}: the host "
-                     "mapping check would prove the wrong grid; make it // swizzleperf:default-grid {}x{}",
-                     kernel.default_grid()->m, kernel.default_grid()->n, g->m, g->n, where_size, g->m, g->n)});
+                     "mapping check would prove the wrong grid; make it {} swizzleperf:default-grid {}x{}",
+                     kernel.default_grid()->m, kernel.default_grid()->n, g->m, g->n, where_size, comment_prefix(kernel.language()),
+                     g->m, g->n)});
   }
   const auto fp = info.raw.find("footprint_bytes");
   if (fp == info.raw.end() || !fp->is_number_integer() || fp->get<long long>() <= 0)

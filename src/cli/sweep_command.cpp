@@ -8,7 +8,7 @@
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/core/history.h"
-#include "swizzleperf/core/region_validator.h"
+#include "swizzleperf/core/valid_region.h"
 #include "swizzleperf/loop/sweep.h"
 #include "swizzleperf/util/file_io.h"
 
@@ -69,14 +69,15 @@ int cmd_sweep(const std::vector<std::string>& args) {
   } else {
     return report_error("sweep needs a pattern: --run RUN_DIR (its best attempt) or --region FILE");
   }
-  if (auto st = validate_region(opt.region); !st) return report_error(st.error().message);
-  if (auto st = check_region_code(opt.region); !st) return report_error(opt.label + ": " + st.error().message);
+  if (auto st = validate_region(opt.region, k->language()); !st) return report_error(st.error().message);
+  if (auto st = check_region_in(opt.region, k->language()); !st) return report_error(opt.label + ": " + st.error().message);
   opt.out_dir = r["out"].as<std::string>();
   if (opt.out_dir.empty()) opt.out_dir = std::filesystem::path("runs") / ("sweep-" + k->name());
   opt.time_reps = r["reps"].as<int>();
   opt.host_cxx = r["host-cxx"].as<std::string>();
   RealProcessRunner runner;
-  const std::string which = r["backend"].as<std::string>();
+  const std::string which = backend_for_kernel(r["backend"].as<std::string>(), k->path());
+  if (auto st = check_backend_for_kernel(which, k->path()); !st) return report_error(st.error().message);
   ToolOptions tools = tool_options_from(r, which);
   auto backend = make_backend(which, runner, tools);
   if (!backend) return report_error(backend.error().message);

@@ -21,6 +21,8 @@ namespace {
 
 constexpr std::string_view kBegin = "// swizzleperf:begin";
 constexpr std::string_view kEnd = "// swizzleperf:end";
+constexpr std::string_view kPyBegin = "# swizzleperf:begin";
+constexpr std::string_view kPyEnd = "# swizzleperf:end";
 
 struct Line {
   std::size_t begin, end;  // [begin, end) excluding the newline
@@ -91,11 +93,11 @@ bool has_include_line(std::string_view r) {
   return false;
 }
 
-// "// swizzleperf:default-grid MxN" at the start of a trimmed line, M and N of at
+// "// swizzleperf:default-grid MxN" ("# ..." in Python) at the start of a trimmed line, M and N of at
 // most 8 digits each; anything else is not the comment.
-std::optional<TileGrid> default_grid_comment(std::string_view t) {
-  if (t.substr(0, 2) != "//") return std::nullopt;
-  std::size_t i = 2;
+std::optional<TileGrid> default_grid_comment(std::string_view t, std::string_view prefix) {
+  if (t.substr(0, prefix.size()) != prefix) return std::nullopt;
+  std::size_t i = prefix.size();
   while (i < t.size() && blank(t[i])) ++i;
   constexpr std::string_view tag = "swizzleperf:default-grid";
   if (t.substr(i, tag.size()) != tag) return std::nullopt;
@@ -158,13 +160,25 @@ Status check_region_size(std::size_t bytes) {
                     " (a swizzle is a few lines of integer arithmetic)");
 }
 
-Status validate_region(std::string_view r) {
+RegionLanguage language_of(const std::filesystem::path& path) {
+  return path.extension() == ".py" ? RegionLanguage::python : RegionLanguage::cpp;
+}
+
+const char* language_name(RegionLanguage language) { return language == RegionLanguage::python ? "Python" : "C++"; }
+
+const char* source_extension(RegionLanguage language) { return language == RegionLanguage::python ? ".py" : ".hip"; }
+
+const char* comment_prefix(RegionLanguage language) { return language == RegionLanguage::python ? "#" : "//"; }
+
+Status validate_region(std::string_view r, RegionLanguage language) {
   if (auto st = check_region_size(r.size()); !st) return st;
+  const bool py = language == RegionLanguage::python;
   if (!names_swizzle_pid_call(r))
-    return make_error("the swizzle region does not define swizzle_pid(pid, num_pids, grid)");
+    return make_error(py ? "the swizzle region does not define swizzle_pid(pid, num_pids, grid_m, grid_n)"
+                         : "the swizzle region does not define swizzle_pid(pid, num_pids, grid)");
   if (r.find("swizzleperf:begin") != std::string_view::npos || r.find("swizzleperf:end") != std::string_view::npos)
     return make_error("the swizzle region must not contain swizzleperf marker lines");
-  if (has_include_line(r))
+  if (!py && has_include_line(r))
     return make_error("the swizzle region must not #include anything (it is evaluated on the host as plain C++)");
   return ok_status();
 }
@@ -172,32 +186,37 @@ Status validate_region(std::string_view r) {
 Result<KernelSource> KernelSource::parse(std::string text, std::filesystem::path path) {
   KernelSource k;
   k.path_ = std::move(path);
+  k.language_ = language_of(k.path_);
   k.text_ = std::move(text);
   const std::string where = k.path_.empty() ? std::string("kernel") : k.path_.string();
+  const bool py = k.language_ == RegionLanguage::python;
+  const std::string_view begin_marker = py ? kPyBegin : kBegin, end_marker = py ? kPyEnd : kEnd;
+  const std::string b = std::string(begin_marker), e = std::string(end_marker);
   int begins = 0, ends = 0;
   std::optional<std::size_t> begin_line_end, end_line_begin;
   int line_no = 0, begin_no = 0;
   for (const auto& line : split_lines(k.text_)) {
     ++line_no;
     std::string t = trim(std::string_view(k.text_).substr(line.begin, line.end - line.begin));
-    if (t.rfind(kBegin, 0) == 0) {
+    if (t.rfind(begin_marker, 0) == 0) {
       ++begins;
       begin_no = line_no;
       if (begins == 1) begin_line_end = std::min(line.end + 1, k.text_.size());
-    } else if (t.rfind(kEnd, 0) == 0) {
+    } else if (t.rfind(end_marker, 0) == 0) {
       ++ends;
       if (ends == 1) end_line_begin = line.begin;
-    } else if (auto g = default_grid_comment(t)) {
+    } else if (auto g = default_grid_comment(t, comment_prefix(k.language_))) {
       k.default_grid_ = g;
       k.default_grid_line_ = static_cast<std::size_t>(line_no);
     }
   }
   if (begins == 0)
-    return make_error(where + " has no swizzle region: add the lines '// swizzleperf:begin' and '// swizzleperf:end' around swizzle_pid (see docs/kernel-contract.md)");
+    return make_error(where + " has no swizzle region: add the lines '" + b + "' and '" + e +
+                      "' around swizzle_pid (see docs/kernel-contract.md)");
   if (begins > 1 || ends > 1)
-    return make_error(where + " has more than one swizzle region: keep exactly one '// swizzleperf:begin' ... '// swizzleperf:end'");
+    return make_error(where + " has more than one swizzle region: keep exactly one '" + b + "' ... '" + e + "'");
   if (ends == 0 || *end_line_begin < *begin_line_end)
-    return make_error(where + ": '// swizzleperf:begin' at line " + std::to_string(begin_no) + " has no '// swizzleperf:end' after it");
+    return make_error(where + ": '" + b + "' at line " + std::to_string(begin_no) + " has no '" + e + "' after it");
   k.region_begin_ = *begin_line_end;
   k.region_end_ = *end_line_begin;
   // Only the size here: what the region may contain is judged by its users
@@ -222,20 +241,22 @@ Result<KernelSource> KernelSource::load(const std::filesystem::path& path) {
 }
 
 std::optional<std::size_t> KernelSource::declared_size_arity() const {
-  const std::size_t at = text_.find("default_size()");
+  // C++: `default_size() const { return {a, b, c}; }`; Python: `def default_size(self): return (a, b, c)`.
+  const bool py = language_ == RegionLanguage::python;
+  const std::size_t at = text_.find(py ? "def default_size(" : "default_size()");
   if (at == std::string::npos) return std::nullopt;
   const std::size_t ret = text_.find("return", at);
   if (ret == std::string::npos || ret - at > 200) return std::nullopt;
   std::size_t i = ret + 6;
   while (i < text_.size() && blank(text_[i])) ++i;
-  if (i >= text_.size() || text_[i] != '{') return std::nullopt;
+  if (i >= text_.size() || (py ? (text_[i] != '(' && text_[i] != '[') : text_[i] != '{')) return std::nullopt;
   std::size_t values = 1;
   int depth = 0;
   for (++i; i < text_.size() && i - ret < 400; ++i) {
     const char c = text_[i];
-    if (c == '(' || c == '{') ++depth;
-    else if ((c == ')' || c == '}') && depth > 0) --depth;
-    else if (c == '}') return values;
+    if (c == '(' || c == '{' || c == '[') ++depth;
+    else if ((c == ')' || c == '}' || c == ']') && depth > 0) --depth;
+    else if (c == '}' || c == ')' || c == ']') return values;
     else if (c == ',' && depth == 0) ++values;
     else if (c == ';' || c == '\n') return std::nullopt;
   }
@@ -247,7 +268,7 @@ std::string KernelSource::name() const { return path_.empty() ? "kernel" : path_
 std::string KernelSource::region() const { return text_.substr(region_begin_, region_end_ - region_begin_); }
 
 Result<std::string> KernelSource::splice(std::string_view new_region) const {
-  if (auto st = validate_region(new_region); !st) return st.error();
+  if (auto st = validate_region(new_region, language_); !st) return st.error();
   std::string region(new_region);
   if (!region.empty() && region.back() != '\n') region += '\n';
   return text_.substr(0, region_begin_) + region + text_.substr(region_end_);
@@ -279,10 +300,11 @@ bool has_region_begin_line(std::string_view text) {
 
 bool is_kernel_file_name(const std::filesystem::path& path) {
   const auto ext = path.extension();
-  return ext == ".hip" || ext == ".cu";
+  return ext == ".hip" || ext == ".cu" || ext == ".py";
 }
 
 Status check_no_todo(const KernelSource& kernel) {
+  if (kernel.language() == RegionLanguage::python) return ok_status();  // init writes C++ programs only
   const auto marks = todo_marks(kernel.text());
   if (marks.empty()) return ok_status();
   const std::string where = kernel.path().empty() ? std::string("kernel") : kernel.path().string();

@@ -13,7 +13,7 @@
 #include <set>
 #include <sstream>
 
-#include "swizzleperf/core/region_validator.h"
+#include "swizzleperf/core/valid_region.h"
 #include "swizzleperf/util/text.h"
 #include "swizzleperf/util/file_io.h"
 
@@ -414,9 +414,19 @@ Result<MappingReport> evaluate_mapping(const std::string& region, const std::vec
 
 Result<MappingReport> check_mapping(const std::string& region, const std::vector<TileGrid>& grids,
                                     const HardwareProfile& hw, const MappingCheckOptions& options,
-                                    ProcessRunner& runner) {
+                                    ProcessRunner& runner, RegionLanguage language) {
   // A rejected region is a report saying why; nothing is compiled.
   MappingReport refused = empty_report(hw);
+  if (language == RegionLanguage::python) {  // validated and translated, or refused
+    RegionVerdict verdict;
+    auto valid = ValidRegion::make(region, language, &verdict);
+    if (!valid) {
+      if (!verdict.ok) refused.region_error = verdict.message();
+      else refused.compile_error = valid.error().message;
+      return refused;
+    }
+    return evaluate_mapping(valid->evaluable_code(), grids, hw, options, runner);
+  }
   if (!options.unsafe_skip_region_validator_for_tests) {
     if (auto verdict = validate_region_code(region); !verdict.ok) {
       refused.region_error = verdict.message();
@@ -433,7 +443,7 @@ Result<MappingReport> check_mapping(const std::string& region, const std::vector
 Result<MappingReport> check_mapping(const ValidRegion& region, const std::vector<TileGrid>& grids,
                                     const HardwareProfile& hw, const MappingCheckOptions& options,
                                     ProcessRunner& runner) {
-  return evaluate_mapping(region.code(), grids, hw, options, runner);
+  return evaluate_mapping(region.evaluable_code(), grids, hw, options, runner);
 }
 
 }  // namespace swz

@@ -981,36 +981,4 @@ Status check_region_code(std::string_view code) {
   return make_error("swizzle region rejected: " + v.message());
 }
 
-Result<ValidRegion> ValidRegion::make(std::string code, RegionVerdict* verdict) {
-  const RegionVerdict v = validate_region_code(code);
-  if (verdict) *verdict = v;
-  if (!v.ok) return make_error("swizzle region rejected: " + v.message());
-  if (auto st = validate_region(code); !st) return st.error();
-  return ValidRegion(std::move(code));
-}
-
-Result<std::map<int, ValidRegion>> validate_recorded_regions(const RunHistory& history) {
-  if (history.baseline)
-    if (auto v = validate_region_code(history.baseline->region); !v.ok)
-      return make_error("the recorded baseline's region is rejected: " + v.message() + "; start a new run");
-  std::map<int, ValidRegion> out;
-  for (const auto& a : history.attempts) {
-    if (a.status != AttemptStatus::ok) continue;
-    RegionVerdict verdict;
-    auto r = ValidRegion::make(a.region, &verdict);
-    if (!r)
-      return make_error("attempt " + std::to_string(a.iteration) + " (" + a.label +
-                        ") is recorded as ok but its region is rejected: " +
-                        (verdict.ok ? r.error().message : verdict.message()) +
-                        "; refusing to resume from this history (start a new run)");
-    out.emplace(a.iteration, std::move(*r));
-  }
-  return out;
-}
-
-Status check_recorded_regions(const RunHistory& history) {
-  if (auto r = validate_recorded_regions(history); !r) return r.error();
-  return ok_status();
-}
-
 }  // namespace swz

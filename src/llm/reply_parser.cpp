@@ -46,7 +46,8 @@ std::vector<Fence> find_fences(std::string_view text) {
 
 bool is_marker_line(const std::string& line) {
   std::string t = trim(line);
-  return t.rfind("// swizzleperf:begin", 0) == 0 || t.rfind("// swizzleperf:end", 0) == 0;
+  return t.rfind("// swizzleperf:begin", 0) == 0 || t.rfind("// swizzleperf:end", 0) == 0 ||
+         t.rfind("# swizzleperf:begin", 0) == 0 || t.rfind("# swizzleperf:end", 0) == 0;
 }
 
 // Models often wrap the code string in a fence or echo the marker lines they
@@ -78,15 +79,16 @@ std::string clean_code(std::string code) {
   return result;
 }
 
-Result<ParsedReply> finish(ParsedReply reply) {
+Result<ParsedReply> finish(ParsedReply reply, RegionLanguage language) {
   reply.code = clean_code(reply.code);
   if (reply.code.empty()) return make_error("reply has empty code");
-  if (auto st = validate_region(reply.code); !st)
+  if (auto st = validate_region(reply.code, language); !st)
     return make_error("reply code rejected: " + st.error().message);
   return reply;
 }
 
-Result<ParsedReply> from_object(const nlohmann::json& j, bool lenient, std::string extracted_from) {
+Result<ParsedReply> from_object(const nlohmann::json& j, bool lenient, std::string extracted_from,
+                                RegionLanguage language) {
   static const char* kFields[] = {"reasoning", "critique", "rationale", "code"};
   std::vector<std::string> missing;
   for (const char* f : kFields) {
@@ -115,7 +117,7 @@ Result<ParsedReply> from_object(const nlohmann::json& j, bool lenient, std::stri
       if (!entry.is_object()) return make_error("reply field 'critique' must hold objects");
     r.critique = j["critique"];
   }
-  return finish(std::move(r));
+  return finish(std::move(r), language);
 }
 
 bool is_code_fence(const std::string& info) {
@@ -153,14 +155,14 @@ std::string find_json_object_with_code(std::string_view text) {
   return {};
 }
 
-Result<ParsedReply> parse_reply_content(std::string_view content, bool lenient) {
+Result<ParsedReply> parse_reply_content(std::string_view content, bool lenient, RegionLanguage language) {
   const std::string text = trim(content);
   if (text.empty()) return make_error("malformed reply: the content is empty");
 
   auto whole = nlohmann::json::parse(text, nullptr, false);
   if (!whole.is_discarded()) {
     if (!whole.is_object()) return make_error("malformed reply: JSON but not an object");
-    return from_object(whole, lenient, "json");
+    return from_object(whole, lenient, "json", language);
   }
   if (!lenient) {
     std::string why;
@@ -179,10 +181,10 @@ Result<ParsedReply> parse_reply_content(std::string_view content, bool lenient) 
     if (f.info != "json" && !f.info.empty()) continue;
     auto j = nlohmann::json::parse(f.body, nullptr, false);
     if (!j.is_discarded() && j.is_object() && j.contains("code"))
-      return from_object(j, lenient, "json-fence");
+      return from_object(j, lenient, "json-fence", language);
   }
   if (std::string obj = find_json_object_with_code(text); !obj.empty())
-    return from_object(nlohmann::json::parse(obj), lenient, "json-in-prose");
+    return from_object(nlohmann::json::parse(obj), lenient, "json-in-prose", language);
 
   for (const auto& f : fences) {
     if (!is_code_fence(f.info) || f.body.find("swizzle_pid") == std::string::npos) continue;
@@ -190,13 +192,13 @@ Result<ParsedReply> parse_reply_content(std::string_view content, bool lenient) 
     r.extracted_from = "code-fence";
     r.code = f.body;
     r.reasoning = trim(text.substr(0, f.begin) + "\n" + text.substr(f.end));
-    return finish(std::move(r));
+    return finish(std::move(r), language);
   }
   return make_error(
       "malformed reply: no JSON object with \"code\" and no ```cpp block defining swizzle_pid");
 }
 
-Result<ParsedReply> parse_reply(const ChatReply& reply, bool lenient) {
+Result<ParsedReply> parse_reply(const ChatReply& reply, bool lenient, RegionLanguage language) {
   if (reply.refusal)
     return make_error("the model refused: " + one_line(*reply.refusal, 200));
   if (reply.finish_reason == "content_filter")
@@ -205,7 +207,7 @@ Result<ParsedReply> parse_reply(const ChatReply& reply, bool lenient) {
     return make_error("reply truncated (finish_reason=length after " +
                       std::to_string(reply.usage.completion_tokens) +
                       " completion tokens): raise --max-tokens");
-  return parse_reply_content(reply.content, lenient);
+  return parse_reply_content(reply.content, lenient, language);
 }
 
 }  // namespace swz

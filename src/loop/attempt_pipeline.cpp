@@ -135,7 +135,8 @@ StageResult AttemptPipeline::check(Attempt& a, const ValidRegion& region, const 
 }
 
 StageResult AttemptPipeline::build(Attempt& a, BuildPool& pool, const std::string& source, const fs::path& dir) {
-  auto pooled = pool.get({source, setup_.hw.num_dies, setup_.hw.arch}, dir / "kernel.hip", dir / "kernel");
+  const std::string ext = source_extension(setup_.language);
+  auto pooled = pool.get({source, setup_.hw.num_dies, setup_.hw.arch, ext}, dir / ("kernel" + ext), dir / "kernel");
   auto& built = pooled.build;
   if (!built) {
     if (built.error().interrupted()) return {StageEnd::interrupted, ""};

@@ -113,9 +113,10 @@ void BuildPool::work(std::string k, BuildSpec spec, std::function<bool()> gate, 
   const fs::path dir = cache_dir_ / k;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  Result<BuildResult> built = make_error("cannot write " + (dir / "kernel.hip").string());
-  if (write_file_atomic(dir / "kernel.hip", spec.source_text))
-    built = backend_.build({dir / "kernel.hip", dir / "kernel", spec.num_dies, spec.arch});
+  const fs::path source = dir / ("kernel" + spec.extension);
+  Result<BuildResult> built = make_error("cannot write " + source.string());
+  if (write_file_atomic(source, spec.source_text))
+    built = backend_.build({source, dir / "kernel", spec.num_dies, spec.arch});
   release();
   {
     std::lock_guard<std::mutex> lock(mu_);

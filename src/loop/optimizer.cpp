@@ -60,6 +60,7 @@ MeasureSetup Optimizer::measure_setup(const ProgramInfo& program) const {
   const RunConfig& c = state_.history.config;
   MeasureSetup s;
   s.hw = hw_;
+  s.language = state_.kernel.language();
   s.program = program;
   // The run's window, fixed when its baseline was profiled: every attempt is
   // profiled over the baseline's launches.
@@ -103,9 +104,9 @@ Status Optimizer::measure_baseline() {
   a.label = "identity (original region)";
   a.region = state_.kernel.region();
   a.started_at = now_iso8601();
-  if (auto st = write_file_atomic(dir / "kernel.hip", state_.kernel.text()); !st)
+  if (auto st = write_file_atomic(dir / source_name(), state_.kernel.text()); !st)
     return make_error(st.error().message + " (the baseline was not built; free space or choose a writable --run-dir)");
-  auto built = backend_.build({dir / "kernel.hip", dir / "kernel", hw_.num_dies, hw_.arch});
+  auto built = backend_.build({dir / source_name(), dir / "kernel", hw_.num_dies, hw_.arch});
   if (!built) return built.error();
   a.stage_seconds["build"] = built->seconds;
   a.build = {{"ok", built->ok}, {"seconds", built->seconds}, {"log_excerpt", tail_lines(built->log, 20)}};
@@ -148,7 +149,7 @@ Status Optimizer::ensure_baseline_exe() {
   std::error_code ec;
   if (fs::exists(baseline_dir() / "kernel", ec)) return ok_status();
   // A resumed run: the baseline binary went with the last session.
-  auto built = backend_.build({baseline_dir() / "kernel.hip", baseline_dir() / "kernel", hw_.num_dies, hw_.arch});
+  auto built = backend_.build({baseline_dir() / source_name(), baseline_dir() / "kernel", hw_.num_dies, hw_.arch});
   if (!built || !built->ok)
     return make_error("could not rebuild the baseline binary for the re-check: " +
                       (built ? built->failure : built.error().message));
@@ -166,7 +167,7 @@ StageResult Optimizer::evaluate(Attempt& a, const ValidRegion& region, const fs:
       return {StageEnd::failed, ""};
     }
     // Only the region changes; the machine's failure to write it stops the run.
-    if (auto st = write_file_atomic(dir / "kernel.hip", *spliced); !st) return {StageEnd::environment, st.error().message};
+    if (auto st = write_file_atomic(dir / source_name(), *spliced); !st) return {StageEnd::environment, st.error().message};
     if (auto r = pipeline_->build(a, *pool_, *spliced, dir); !r.passed()) return r;
     if (auto r = pipeline_->evaluate(a, dir / "kernel", dir, *state_.history.baseline); !r.passed()) return r;
     if (auto r = pipeline_->profile(a, dir / "kernel", dir); !r.passed()) return r;
@@ -216,7 +217,7 @@ Result<std::optional<Attempt>> Optimizer::next_attempt(int iteration) {
     if (auto st = write_file_atomic(dir / "region.diff", a.diff); !st) return machine_failure(st.error().message);
     // The proposal's region enters the tool here: validated once, carried as a ValidRegion.
     RegionVerdict verdict;
-    auto region = ValidRegion::make(proposal->region, &verdict);
+    auto region = ValidRegion::make(proposal->region, state_.kernel.language(), &verdict);
     if (!region) {
       // Untrusted code that is not plain arithmetic is never compiled.
       a.status = verdict.ok ? AttemptStatus::rejected_mapping : AttemptStatus::rejected_region;
@@ -252,7 +253,7 @@ Status Optimizer::write_best() {
   } else {
     return ok_status();
   }
-  return write_file_atomic(state_.run_dir / "best.hip", text);
+  return write_file_atomic(state_.run_dir / best_name(), text);
 }
 
 Status Optimizer::record(Attempt a) {
@@ -270,7 +271,7 @@ OptimizeSummary Optimizer::summary() const {
   s.run_dir = state_.run_dir;
   s.end = end_;
   if (s.history.best() || (s.history.objective() != Objective::l2 && s.history.baseline))
-    s.best_kernel = state_.run_dir / "best.hip";
+    s.best_kernel = state_.run_dir / best_name();
   return s;
 }
 
@@ -278,7 +279,7 @@ void Optimizer::prefetch_lookahead(const ProposalContext& ctx) {
   if (pool_->jobs() <= 1) return;
   // The proposal about to be made and the jobs() - 1 after it.
   for (const auto& p : proposer_.lookahead(ctx, pool_->jobs())) {
-    auto region = ValidRegion::make(p.region);
+    auto region = ValidRegion::make(p.region, state_.kernel.language());
     if (!region) continue;  // never compile an unvalidated region
     auto spliced = state_.kernel.splice(region->code());
     if (!spliced) continue;

@@ -18,7 +18,7 @@ Result<LoadedKernel> load_kernel(const fs::path& path) {
   auto k = KernelSource::load(path);
   if (!k) return k.error();
   if (auto st = check_no_todo(*k); !st) return st.error();
-  auto region = ValidRegion::make(k->region());
+  auto region = ValidRegion::make(k->region(), k->language());
   if (!region) return make_error(path.string() + ": " + region.error().message);
   return LoadedKernel{std::move(*k), std::move(*region)};
 }
@@ -51,9 +51,9 @@ Result<RunState> open_resumed_run(const fs::path& run_dir, const fs::path& kerne
   if (!h) return h.error();
   // Before anything else runs: a history holding a rejected or oversized region is
   // refused with its reason.
-  auto valid = validate_recorded_regions(*h);
-  if (!valid) return make_error(path.string() + ": " + valid.error().message);
   const fs::path kernel_path = kernel.empty() ? fs::path(h->kernel_path) : kernel;
+  auto valid = validate_recorded_regions(*h, language_of(kernel_path));
+  if (!valid) return make_error(path.string() + ": " + valid.error().message);
   auto k = load_kernel(kernel_path);
   if (!k) return k.error();
   if (h->kernel_hash != content_hash(k->kernel.text()))

@@ -95,7 +95,7 @@ std::string render_sweep_markdown(const SweepReport& r) {
 Result<SweepReport> run_sweep(Backend& backend, ProcessRunner& runner, const SweepOptions& opt) {
   auto kernel = KernelSource::load(opt.kernel);
   if (!kernel) return kernel.error();
-  auto region = ValidRegion::make(opt.region);  // the pattern enters here
+  auto region = ValidRegion::make(opt.region, kernel->language());  // the pattern enters here
   if (!region) return region.error();
   auto spliced = kernel->splice(region->code());
   if (!spliced) return spliced.error();
@@ -107,7 +107,8 @@ Result<SweepReport> run_sweep(Backend& backend, ProcessRunner& runner, const Swe
   SweepReport report{kernel->name(), opt.label, hw->name, {}, {}};
   fs::create_directories(opt.out_dir / "baseline", ec);
   fs::create_directories(opt.out_dir / "pattern", ec);
-  const auto base_src = opt.out_dir / "baseline" / "kernel.hip", cand_src = opt.out_dir / "pattern" / "kernel.hip";
+  const std::string src_name = "kernel" + std::string(source_extension(kernel->language()));
+  const auto base_src = opt.out_dir / "baseline" / src_name, cand_src = opt.out_dir / "pattern" / src_name;
   if (auto st = write_file_atomic(base_src, kernel->text()); !st) return st.error();
   if (auto st = write_file_atomic(cand_src, *spliced); !st) return st.error();
   const auto base_exe = opt.out_dir / "baseline" / "kernel", cand_exe = opt.out_dir / "pattern" / "kernel";
@@ -143,6 +144,7 @@ Result<SweepReport> run_sweep(Backend& backend, ProcessRunner& runner, const Swe
       continue;
     }
     setup.program = *info;
+    setup.language = kernel->language();
     setup.window = LaunchWindow{};  // every launch: a sweep compares sizes, not a long run
     p.grid = info->grid;
     spdlog::info("sweep {} grid {}x{}", size_str(size), p.grid.m, p.grid.n);

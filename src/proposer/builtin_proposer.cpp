@@ -195,6 +195,105 @@ std::string outcome_text(const Attempt& a) {
   return t;
 }
 
+// ---- the families in a Triton program's region (Python, int32) ----------------------------
+// The same orders as the C++ templates above, written for Triton: plain assignments and
+// if-blocks that set a result (no early return inside a branch, no loops, so every Triton
+// version compiles them), SWZ_NUM_DIES from swz_triton. Every value is a non-negative
+// int32 on grids the contract allows, so they compute what the C++ ones do.
+constexpr const char* kPyDieRr = R"(    # Die round-robin inverse: the hardware sends pid to die pid % D, so give die d
+    # the contiguous run of logical tiles [d*per, (d+1)*per); ragged counts: the
+    # first `tall` dies get one more.
+    D = SWZ_NUM_DIES
+    per = (num_pids + D - 1) // D
+    tall = (num_pids - 1) % D + 1
+    die = pid % D
+    local = pid // D
+    q = tall * per + (die - tall) * (per - 1) + local
+    if die < tall:
+        q = die * per + local
+)";
+
+std::string py_die_chunk_body(int c) {
+  return fmt::format(R"(    # Chunked die remap: within each block of D*C pids, die d (pid % D) gets C
+    # consecutive logical tiles; the tail that does not fill a block keeps its order.
+    D = SWZ_NUM_DIES
+    span = D * {}
+    full = (num_pids // span) * span
+    q = pid
+    if pid < full:
+        o = pid % span
+        q = pid - o + (o % D) * {} + o // D
+)",
+                     c, c);
+}
+
+std::string py_grouped_m_tail(const char* src, int g) {
+  return fmt::format(R"(    # Grouped-M order over the tile grid: walk G tile rows at a time, column by
+    # column, so blocks in flight share rows of A and columns of B in L2.
+    t = {0}
+    if grid_m * grid_n == num_pids:
+        width = {1} * grid_n
+        first_m = ({0} // width) * {1}
+        gs = tl.minimum(grid_m - first_m, {1})
+        t = (first_m + ({0} % width) % gs) * grid_n + ({0} % width) // gs
+    return t
+)",
+                     src, g);
+}
+
+std::string py_grouped_n_body(int g, bool longest_first) {
+  return fmt::format(R"(    # {0}
+    t = pid
+    if grid_m * grid_n == num_pids:
+        height = {1} * grid_m
+        first_n = (pid // height) * {1}
+        gs = tl.minimum(grid_n - first_n, {1})
+        t = ({2}) * grid_n + first_n + (pid % height) % gs
+    return t
+)",
+                     longest_first ? "Longest-first for causal work: bands of G columns, rows in descending order."
+                                   : "Grouped-N order: walk G tile columns at a time, row by row.",
+                     g, longest_first ? "grid_m - 1 - (pid % height) // gs" : "(pid % height) // gs");
+}
+
+constexpr const char* kPyColMajor = R"(    # Column-major order: all rows (query tiles) of one grid column (one problem,
+    # e.g. one attention head) run together, so the data they share stays in L2.
+    t = pid
+    if grid_m * grid_n == num_pids:
+        t = (pid % grid_m) * grid_n + pid // grid_m
+    return t
+)";
+
+std::string py_gqa_group_body(int group, int stride) {
+  return fmt::format(R"(    # GQA groups: columns c + S*(k*G + i), i < G, read the same K/V. Run one group at
+    # a time, row by row with its G columns fastest; other grids keep the identity.
+    t = pid
+    if grid_m * grid_n == num_pids and grid_n % {2} == 0:
+        span = {0} * grid_m
+        group = pid // span
+        r = pid % span
+        t = (r // {0}) * grid_n + group % {1} + {1} * ((group // {1}) * {0} + r % {0})
+    return t
+)",
+                     group, stride, group * stride);
+}
+
+std::string render_family_python(const FamilyCandidate& c) {
+  std::string body;
+  if (c.family == "die_rr") body = std::string(kPyDieRr) + "    return q\n";
+  else if (c.family == "die_chunk") body = py_die_chunk_body(c.param) + "    return q\n";
+  else if (c.family == "grouped_m") body = py_grouped_m_tail("pid", c.param);
+  else if (c.family == "grouped_n") body = py_grouped_n_body(c.param, false);
+  else if (c.family == "grouped_m_die") body = std::string(kPyDieRr) + "    # Then lay q out in grouped-M order.\n" + py_grouped_m_tail("q", c.param);
+  else if (c.family == "col_major") body = kPyColMajor;
+  else if (c.family == "longest_first") body = py_grouped_n_body(c.param, true);
+  else if (c.family == "gqa_group") body = py_gqa_group_body(c.n_group, c.n_stride);
+  else body = "    return pid\n";  // topo_group has no Python form (its table needs a loop): never proposed there
+  return fmt::format("# {} — proposed by swizzleperf's built-in proposer.\n@triton.jit\n"
+                     "def swizzle_pid(pid, num_pids, grid_m, grid_n):\n{}",
+                     c.label(), body);
+}
+
 }  // namespace
 
 std::string FamilyCandidate::label() const {
@@ -205,7 +304,8 @@ std::string FamilyCandidate::label() const {
   return fmt::format("{}({}={})", family, p, param);
 }
 
-std::string render_family(const FamilyCandidate& c) {
+std::string render_family(const FamilyCandidate& c, RegionLanguage language) {
+  if (language == RegionLanguage::python) return render_family_python(c);
   std::string body;
   if (c.family == "die_rr") {
     body = std::string(kDieRr) + "  return q;\n";
@@ -368,7 +468,10 @@ Result<Proposal> BuiltinProposer::propose_assuming(const ProposalContext& ctx,
   std::string why;
   // 1. Explore: one member of every family, best-first for this hardware.
   const nlohmann::json hints = hints_of(ctx.history);
-  const auto seeds = seed_order(ctx.hardware, ctx.grid, hints);
+  auto seeds = seed_order(ctx.hardware, ctx.grid, hints);
+  if (ctx.kernel.language() == RegionLanguage::python)  // the topology table needs a loop: no Python form
+    seeds.erase(std::remove_if(seeds.begin(), seeds.end(), [](const FamilyCandidate& c) { return c.family == "topo_group"; }),
+                seeds.end());
   for (const auto& c : seeds)
     if (!family[c.family].tried && usable(c.family)) {
       pick = c;
@@ -417,7 +520,7 @@ Result<Proposal> BuiltinProposer::propose_assuming(const ProposalContext& ctx,
 
   Proposal prop;
   prop.label = pick->label();
-  prop.region = render_family(*pick);
+  prop.region = render_family(*pick, ctx.kernel.language());
   prop.meta = {{"family", pick->family}, {"param", pick->param}};
   prop.reasoning = why;
   for (const auto& a : ctx.history.attempts) {

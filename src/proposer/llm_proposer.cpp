@@ -184,7 +184,7 @@ Result<ParsedReply> LlmProposer::optimize_call(const ProposalContext& context,
   }
   if (!reply) return reply.error();
 
-  auto parsed = parse_reply(*reply, structured_disabled_);
+  auto parsed = parse_reply(*reply, structured_disabled_, context.kernel.language());
   if (!parsed) {
     log.calls.back()["parse_error"] = parsed.error().message;
     return make_error("LLM reply: " + parsed.error().message);

@@ -221,6 +221,11 @@ Result<PromptTemplates> load_prompt_templates(const fs::path& dir) {
   if (schema.is_discarded() || !schema.is_object())
     return make_error("prompt file " + (dir / "reply_schema.json").string() + " is not a JSON object");
   t.reply_schema = std::move(schema);
+  for (auto& item : {Item{"triton/memory_analysis.txt", &t.memory_analysis_triton}, Item{"triton/optimize.txt", &t.optimize_triton}}) {
+    auto text = read_file(dir / item.file);
+    if (!text) return make_error("cannot read prompt template " + (dir / item.file).string());
+    *item.into = std::move(*text);
+  }
   return t;
 }
 
@@ -260,13 +265,14 @@ Result<std::string> PromptBuilder::system_prompt() const {
 }
 
 Result<std::string> PromptBuilder::memory_analysis_prompt(const KernelSource& kernel, TileGrid grid) const {
-  return fill_template(t_.memory_analysis,
+  const bool py = kernel.language() == RegionLanguage::python;
+  return fill_template(py ? t_.memory_analysis_triton : t_.memory_analysis,
                        {{"kernel_name", kernel.name()},
                         {"kernel_code", trim(kernel.text())},
                         {"grid_m", std::to_string(grid.m)},
                         {"grid_n", std::to_string(grid.n)},
                         {"num_pids", std::to_string(grid.num_pids())}},
-                       "memory_analysis.txt");
+                       py ? "triton/memory_analysis.txt" : "memory_analysis.txt");
 }
 
 Result<std::string> PromptBuilder::hardware_section(const HardwareProfile& hw) const {
@@ -411,7 +417,8 @@ Result<std::string> PromptBuilder::optimize_prompt(const ProposalContext& contex
         "as the response format's schema describes; \"code\" holds the complete new region.";
   }
   std::string analysis = trim(memory_analysis);
-  return fill_template(t_.optimize,
+  const bool py = context.kernel.language() == RegionLanguage::python;
+  return fill_template(py ? t_.optimize_triton : t_.optimize,
                        {{"objective", objective},
                         {"objective_rule", objective_rule},
                         {"kernel_name", context.kernel.name()},
@@ -428,7 +435,7 @@ Result<std::string> PromptBuilder::optimize_prompt(const ProposalContext& contex
                         {"die_rule", die_rule},
                         {"retry_note", trim(extras.retry_note)},
                         {"output_format", output_format}},
-                       "optimize.txt");
+                       py ? "triton/optimize.txt" : "optimize.txt");
 }
 
 }  // namespace swz

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "swizzleperf/core/mapping_check.h"
+#include "swizzleperf/core/valid_region.h"
 #include "support/fixtures.h"
 
 namespace swz {
@@ -156,6 +157,74 @@ TEST(BuiltinFamilyBijection, EveryFamilyOnRaggedGridsUnderBothProfiles) {
   auto f1 = std::async(std::launch::async, worker, 1);
   for (auto* f : {&f0, &f1})
     for (const auto& msg : f->get()) ADD_FAILURE() << msg;
+}
+
+// ---- the Python (Triton) forms: the same orders as the C++ ones -----------------------
+
+std::vector<FamilyCandidate> python_families() {
+  std::vector<FamilyCandidate> out;
+  for (const std::string f : {"die_rr", "die_chunk", "grouped_m", "grouped_n", "grouped_m_die", "col_major", "longest_first"})
+    for (int p : BuiltinProposer::params_of(f)) out.push_back({f, p});
+  FamilyCandidate gqa{"gqa_group", 0};
+  gqa.n_group = 4;
+  gqa.n_stride = 2;
+  out.push_back(gqa);
+  return out;
+}
+
+TEST(BuiltinFamilyPython, RenderedRegionsPassThePythonValidatorAndItsTranslation) {
+  for (const auto& c : python_families()) {
+    const std::string region = render_family(c, RegionLanguage::python);
+    RegionVerdict verdict;
+    auto valid = ValidRegion::make(region, RegionLanguage::python, &verdict);
+    EXPECT_TRUE(valid) << c.label() << ": " << (valid ? "" : valid.error().message) << "\n" << region;
+    EXPECT_NE(region.find("@triton.jit\ndef swizzle_pid(pid, num_pids, grid_m, grid_n):"), std::string::npos) << c.label();
+    EXPECT_NE(region.find(c.label()), std::string::npos) << c.label();
+  }
+}
+
+// One evaluator, two front ends: on every grid, a family's Python form (translated to the
+// C++ subset with Triton's int32 rules) maps every pid exactly where its C++ form does.
+TEST(BuiltinFamilyPython, EveryFamilyMapsLikeItsCppFormOnRaggedGrids) {
+  if (!test::have_tool("c++")) GTEST_SKIP() << "no host C++ compiler";
+  const std::vector<TileGrid> grids = {{32, 256}, {7, 5}, {1, 13}, {13, 1}, {9, 16}, {3, 8}};
+  test::TempDir dir;
+  RealProcessRunner runner;
+  MappingCheckOptions opts;
+  opts.work_dir = dir / "w";
+  opts.timeout = std::chrono::seconds(60);
+  for (const auto& c : python_families()) {
+    for (const TileGrid g : grids) {
+      auto cpp = check_mapping(render_family(c, RegionLanguage::cpp), {g}, sm90(), opts, runner);
+      auto py = check_mapping(render_family(c, RegionLanguage::python), {g}, sm90(), opts, runner, RegionLanguage::python);
+      ASSERT_TRUE(cpp && py) << c.label();
+      ASSERT_FALSE(cpp->grids.empty() || py->grids.empty()) << c.label() << ": " << py->summary();
+      EXPECT_TRUE(py->ok) << c.label() << " " << g.m << "x" << g.n << ": " << py->summary();
+      EXPECT_EQ(py->grids.front().mapping, cpp->grids.front().mapping) << c.label() << " on " << g.m << "x" << g.n;
+    }
+  }
+}
+
+TEST(BuiltinFamilyPython, ATritonProgramIsNeverOfferedTheTopologyFamily) {
+  auto k = KernelSource::parse("# swizzleperf:begin\n@triton.jit\ndef swizzle_pid(pid, num_pids, grid_m, grid_n):\n"
+                               "    return pid\n# swizzleperf:end\n",
+                               "k.py");
+  ASSERT_TRUE(k);
+  HardwareProfile hw = sm90();
+  hw.dispatch = DispatchModel{"table", topo_table(), "measured", "probe"};
+  RunHistory h;
+  BuiltinProposer proposer;
+  std::set<std::string> seen;
+  for (int i = 1; i <= 40; ++i) {
+    ProposalContext ctx{*k, {32, 256}, hw, h, {}, {}, i};
+    auto p = proposer.propose(ctx);
+    if (!p) break;
+    seen.insert(p->meta.value("family", ""));
+    EXPECT_TRUE(ValidRegion::make(p->region, RegionLanguage::python)) << p->label;
+    h.attempts.push_back(test::AttemptBuilder(i).label(p->label).status(AttemptStatus::ok).family(p->meta.value("family", ""), p->meta.value("param", 0)));
+  }
+  EXPECT_FALSE(seen.count("topo_group"));
+  EXPECT_TRUE(seen.count("grouped_m"));
 }
 
 // ---- propose -----------------------------------------------------------------------

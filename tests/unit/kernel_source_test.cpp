@@ -351,5 +351,56 @@ TEST(UnifiedDiff, PureAddition) {
   EXPECT_EQ(d.find("\n-"), std::string::npos) << d;
 }
 
+// ---- Triton programs (.py): '#' markers and comments, the Python region ----------------
+
+const std::string kPyProgram =
+    "# swizzleperf kernel (Triton)\n"
+    "# swizzleperf:default-grid 32x128\n"
+    "import triton\n"
+    "# swizzleperf:begin\n"
+    "@triton.jit\n"
+    "def swizzle_pid(pid, num_pids, grid_m, grid_n):\n"
+    "    return pid\n"
+    "# swizzleperf:end\n"
+    "class P:\n"
+    "    def default_size(self):\n"
+    "        return (4096, 32768, 1024)\n";
+
+TEST(KernelSourcePython, HashMarkersCommentsAndSizeArity) {
+  auto k = KernelSource::parse(kPyProgram, "matmul.py");
+  ASSERT_TRUE(k) << k.error().message;
+  EXPECT_EQ(k->language(), RegionLanguage::python);
+  EXPECT_EQ(k->region(), "@triton.jit\ndef swizzle_pid(pid, num_pids, grid_m, grid_n):\n    return pid\n");
+  ASSERT_TRUE(k->default_grid());
+  EXPECT_EQ(k->default_grid()->m, 32u);
+  EXPECT_EQ(k->default_grid()->n, 128u);
+  EXPECT_EQ(k->default_grid_line(), 2u);
+  EXPECT_EQ(k->declared_size_arity(), 3u);
+  EXPECT_TRUE(is_kernel_file_name("matmul.py"));
+  EXPECT_EQ(language_of("a.hip"), RegionLanguage::cpp);
+  EXPECT_EQ(std::string(source_extension(RegionLanguage::python)), ".py");
+}
+
+TEST(KernelSourcePython, CppMarkersDoNotCountInAPythonFileAndTheErrorNamesHashMarkers) {
+  auto k = KernelSource::parse("// swizzleperf:begin\nx = 1\n// swizzleperf:end\n", "m.py");
+  ASSERT_FALSE(k);
+  EXPECT_TRUE(test::has(k.error().message, "'# swizzleperf:begin' and '# swizzleperf:end'")) << k.error().message;
+}
+
+TEST(KernelSourcePython, SpliceKeepsEverythingElseAndChecksThePythonSignature) {
+  auto k = KernelSource::parse(kPyProgram, "matmul.py");
+  ASSERT_TRUE(k);
+  const std::string r = "@triton.jit\ndef swizzle_pid(pid, num_pids, grid_m, grid_n):\n    return num_pids - 1 - pid\n";
+  auto out = k->splice(r);
+  ASSERT_TRUE(out);
+  EXPECT_EQ(*out, kPyProgram.substr(0, kPyProgram.find("@triton")) + r + kPyProgram.substr(kPyProgram.find("# swizzleperf:end")));
+  auto none = validate_region("x = 1\n", RegionLanguage::python);
+  ASSERT_FALSE(none);
+  EXPECT_TRUE(test::has(none.error().message, "swizzle_pid(pid, num_pids, grid_m, grid_n)"));
+  // A Python comment that reads like an #include is no include.
+  EXPECT_TRUE(validate_region("# include the grid\n" + r, RegionLanguage::python));
+  EXPECT_FALSE(validate_region("# include the grid\n" + r, RegionLanguage::cpp));
+}
+
 }  // namespace
 }  // namespace swz

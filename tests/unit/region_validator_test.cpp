@@ -2,7 +2,7 @@
 // with its line and token, every region the project ships (kernels, built-in
 // families) accepted, and "accepted implies compiles" checked with the real
 // host compiler on the accepted set plus generated variations.
-#include "swizzleperf/core/region_validator.h"
+#include "swizzleperf/core/valid_region.h"
 
 #include <gtest/gtest.h>
 

@@ -37,7 +37,7 @@ struct ToolOptions {
 };
 
 // Which launches of a run a profile collects: launches [skip, skip + count) of total.
-// count 0: every launch (total unknown, or within the limit).
+// count 0: every launch (total unknown (0), or within the limit).
 struct LaunchWindow {
   int skip = 0;
   int count = 0;

@@ -1,6 +1,7 @@
 // KernelSource: a kernel program under the contract (docs/kernel-contract.md):
 // exactly one region between the lines `// swizzleperf:begin` and
-// `// swizzleperf:end` that defines swizzle_pid. Only that region ever changes;
+// `// swizzleperf:end` (`# swizzleperf:begin` / `# swizzleperf:end` in a Triton
+// program, a .py file) that defines swizzle_pid. Only that region ever changes;
 // splice() rebuilds the file with a new region and everything else untouched.
 #pragma once
 
@@ -42,6 +43,18 @@ Result<TileGrid> parse_tile_grid(std::string_view text);
 // program's info grid 0x4 is not a grid of positive sides").
 Result<TileGrid> make_tile_grid(long long m, long long n, const std::string& what);
 
+// The language a program and its region are written in: C++ (a .hip or .cu program, the
+// region a C++ subset: core/region_validator) or Python (a Triton program, .py, the region a
+// Python subset: core/py_region). It follows the file name; a region never crosses over.
+enum class RegionLanguage { cpp, python };
+RegionLanguage language_of(const std::filesystem::path& path);
+// "C++" / "Python", for messages.
+const char* language_name(RegionLanguage language);
+// The extension the tool gives a copy of a program in this language: ".hip" / ".py".
+const char* source_extension(RegionLanguage language);
+// The region's comment marker: "//" / "#".
+const char* comment_prefix(RegionLanguage language);
+
 class KernelSource {
  public:
   // Errors: no region, two regions, begin without end, region without swizzle_pid.
@@ -51,6 +64,7 @@ class KernelSource {
   const std::filesystem::path& path() const { return path_; }
   const std::string& text() const { return text_; }
   std::string name() const;       // file stem: "gemm"
+  RegionLanguage language() const { return language_; }
   std::string region() const;     // the lines between the markers, markers excluded
   // The whole file with the region replaced. The new region must itself define
   // swizzle_pid and contain no marker lines.
@@ -66,6 +80,7 @@ class KernelSource {
 
  private:
   std::filesystem::path path_;
+  RegionLanguage language_ = RegionLanguage::cpp;
   std::string text_;
   std::size_t region_begin_ = 0;  // first byte after the begin marker's line
   std::size_t region_end_ = 0;    // first byte of the end marker's line
@@ -78,7 +93,8 @@ class KernelSource {
 bool has_region_begin_line(std::string_view text);
 
 // A kernel program's file name: .hip, or .cu (CUDA as written: built by nvcc on the
-// cuda backend; the hip backend refuses a program that uses the CUDA runtime).
+// cuda backend; the hip backend refuses a program that uses the CUDA runtime), or .py
+// (a Triton program: the triton backend).
 bool is_kernel_file_name(const std::filesystem::path& path);
 
 // A program `swizzleperf init` wrote that is not finished yet: an Error naming the first
@@ -91,10 +107,11 @@ Status check_no_todo(const KernelSource& kernel);
 Status check_region_size(std::size_t bytes);
 
 // Checks that a region is acceptable on its own: at most kMaxRegionBytes, defines
-// swizzle_pid, no markers, no preprocessor includes (the region must stay plain
+// swizzle_pid, no markers, no preprocessor includes (C++: the region must stay plain
 // arithmetic). A linear scan with no recursion, for any bytes. The full check of
-// what a region may contain is region_validator's; callers run that too.
-Status validate_region(std::string_view region);
+// what a region may contain is region_validator's (py_region's for Python); callers
+// run that too.
+Status validate_region(std::string_view region, RegionLanguage language = RegionLanguage::cpp);
 
 // Unified diff (3 lines of context) from a to b; empty when equal.
 std::string unified_diff(std::string_view a, std::string_view b, const std::string& a_name,

@@ -13,7 +13,7 @@
 
 #include "swizzleperf/core/hardware.h"
 #include "swizzleperf/core/kernel_source.h"
-#include "swizzleperf/core/region_validator.h"
+#include "swizzleperf/core/valid_region.h"
 #include "swizzleperf/util/process.h"
 #include "swizzleperf/util/result.h"
 
@@ -68,10 +68,11 @@ inline constexpr std::uint64_t kMaxCheckedPids = 1ull << 26;
 std::vector<TileGrid> ragged_grids(TileGrid main);
 
 // For outside text (`check`): validates the region first; a rejected region is a
-// report with region_error (or compile_error) set, nothing compiled.
+// report with region_error (or compile_error) set, nothing compiled. A Python region
+// (a Triton program's) is translated into the C++ subset and evaluated as that.
 Result<MappingReport> check_mapping(const std::string& region, const std::vector<TileGrid>& grids,
                                     const HardwareProfile& hw, const MappingCheckOptions& options,
-                                    ProcessRunner& runner);
+                                    ProcessRunner& runner, RegionLanguage language = RegionLanguage::cpp);
 // For a region validated where it entered (the loop): not validated again.
 Result<MappingReport> check_mapping(const ValidRegion& region, const std::vector<TileGrid>& grids,
                                     const HardwareProfile& hw, const MappingCheckOptions& options,

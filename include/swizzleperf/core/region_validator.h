@@ -8,14 +8,14 @@
 // call, no recursion). Everything else is rejected with ONE line naming the
 // line (counted within the region, from 1) and the offending token, e.g.
 //   line 3: 'system': call to a function not defined in the region
-// The accepted subset is documented in docs/kernel-contract.md §1.
+// The accepted subset is documented in docs/kernel-contract.md §1. A Triton program's
+// region (Python) has its own validator, core/py_region; core/valid_region picks one by
+// the program's language and makes the ValidRegion the rest of the tool carries.
 #pragma once
 
-#include <map>
 #include <string>
 #include <string_view>
 
-#include "swizzleperf/core/history.h"
 #include "swizzleperf/util/result.h"
 
 namespace swz {
@@ -34,29 +34,5 @@ RegionVerdict validate_region_code(std::string_view code);
 
 // The same as a Status: an Error whose message is "swizzle region rejected: <message()>".
 Status check_region_code(std::string_view code);
-
-// A region that passed both checks where it entered the tool (the validator above
-// and kernel_source's validate_region): the only form in which region code reaches
-// a stage that compiles or runs it. Made once, at entry (a proposal, the kernel
-// file, a history on resume), and carried from there.
-class ValidRegion {
- public:
-  // Error: "swizzle region rejected: ..." (validator) or validate_region's message.
-  // verdict, when given, receives the validator's own verdict (ok when it passed).
-  static Result<ValidRegion> make(std::string code, RegionVerdict* verdict = nullptr);
-  const std::string& code() const { return code_; }
-
- private:
-  explicit ValidRegion(std::string code) : code_(std::move(code)) {}
-  std::string code_;
-};
-
-// --resume: every region a loaded history will use again must still pass: the
-// baseline's and every `ok` attempt's (best.hip and `sweep --run` splice them).
-// Attempts that failed stay recorded as they are. The Error names the attempt.
-// Returns the validated regions of the ok attempts, by iteration.
-Result<std::map<int, ValidRegion>> validate_recorded_regions(const RunHistory& history);
-// The same, as a Status.
-Status check_recorded_regions(const RunHistory& history);
 
 }  // namespace swz

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "swizzleperf/util/result.h"
+#include "swizzleperf/core/kernel_source.h"
 #include "swizzleperf/llm/chat_client.h"
 
 namespace swz {
@@ -26,10 +27,12 @@ struct ParsedReply {
 };
 
 // Checks finish_reason and refusal first, then parses reply.content.
-Result<ParsedReply> parse_reply(const ChatReply& reply, bool lenient);
+// language: the program's, for the region's own checks (a Triton program's region is Python).
+Result<ParsedReply> parse_reply(const ChatReply& reply, bool lenient, RegionLanguage language = RegionLanguage::cpp);
 
 // Parses content alone (no finish_reason / refusal checks).
-Result<ParsedReply> parse_reply_content(std::string_view content, bool lenient);
+Result<ParsedReply> parse_reply_content(std::string_view content, bool lenient,
+                                        RegionLanguage language = RegionLanguage::cpp);
 
 // The first balanced {...} in text (string literals respected) that parses as a
 // JSON object holding "code"; empty when none.

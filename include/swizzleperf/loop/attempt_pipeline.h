@@ -31,7 +31,7 @@
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/program_info.h"
 #include "swizzleperf/core/run_config.h"
-#include "swizzleperf/core/region_validator.h"
+#include "swizzleperf/core/valid_region.h"
 #include "swizzleperf/loop/build_pool.h"
 
 namespace swz {
@@ -50,6 +50,7 @@ struct MeasureSetup {
   Objective objective = Objective::time;  // energy: the one-shot timing is sustained
   std::string host_cxx = "c++";
   std::filesystem::path baseline_dir;  // the baseline's attempt dir: its output reference
+  RegionLanguage language = RegionLanguage::cpp;  // the program's: its copies are kernel.hip or kernel.py
 };
 
 enum class StageEnd {

@@ -30,6 +30,7 @@ struct BuildSpec {
   std::string source_text;  // the whole spliced kernel file
   int num_dies = 1;
   std::string arch;
+  std::string extension = ".hip";  // of the source copy the backend builds (".py": a Triton program)
 };
 
 struct PooledBuild {

@@ -52,6 +52,9 @@ class Optimizer {
   void prefetch_lookahead(const ProposalContext& ctx);
   std::filesystem::path attempt_dir(int iteration) const;
   std::filesystem::path baseline_dir() const { return state_.run_dir / "baseline"; }
+  // The name of a program copy in an attempt dir: kernel.hip, or kernel.py for a Triton program.
+  std::string best_name() const { return std::string("best") + source_extension(state_.kernel.language()); }
+  std::string source_name() const { return std::string("kernel") + source_extension(state_.kernel.language()); }
 
   Backend& backend_;
   Proposer& proposer_;

@@ -14,7 +14,7 @@
 
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/kernel_source.h"
-#include "swizzleperf/core/region_validator.h"
+#include "swizzleperf/core/valid_region.h"
 #include "swizzleperf/core/run_config.h"
 
 namespace swz {

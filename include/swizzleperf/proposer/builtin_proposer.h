@@ -28,8 +28,9 @@ struct FamilyCandidate {
   std::string label() const;
 };
 
-// The region code for a candidate (a complete swizzle_pid definition).
-std::string render_family(const FamilyCandidate& c);
+// The region code for a candidate (a complete swizzle_pid definition), in the program's
+// language: C++, or Python for a Triton program (topo_group has no Python form).
+std::string render_family(const FamilyCandidate& c, RegionLanguage language = RegionLanguage::cpp);
 
 class BuiltinProposer final : public Proposer {
  public:

@@ -46,6 +46,10 @@ struct PromptTemplates {
   std::string objective_time;         // objective_time.txt: goal line, then the rule (--objective time)
   std::string objective_l2;           // objective_l2.txt: the same for --objective l2
   nlohmann::json reply_schema;        // reply_schema.json
+  // A Triton program's region is Python: triton/memory_analysis.txt and triton/optimize.txt
+  // take the place of the two above (the other files serve both languages).
+  std::string memory_analysis_triton;
+  std::string optimize_triton;
 };
 
 // Errors name the missing or unreadable file (and the schema's JSON error).
