@@ -14,9 +14,9 @@ part=${1:-all}
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" > $OUT/versions.txt 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv > $OUT/gpu.txt 2>&1
 t() { local name=$1; shift; local s=$(date +%s.%N); "$@"; local rc=$?; echo "$name rc=$rc wall=$(python3 -c "import time;print(round(time.time()-$s,1))")s" >> $OUT/rc.txt; }
-opt() {  # kernel iterations
-  local k=$1 it=$2
-  t optimize-$k $B optimize kernels/triton/$k.py --proposer builtin --iterations $it --regime burst \
+opt() {  # kernel iterations [optimize options...]
+  local k=$1 it=$2; shift 2
+  t optimize-$k $B optimize kernels/triton/$k.py --proposer builtin --iterations $it "$@" \
       --run-dir $OUT/run-$k --json > $OUT/$k-optimize.json 2> $OUT/$k-optimize.log
   cp $OUT/run-$k/history.json $OUT/$k-history.json 2>/dev/null
   cp $OUT/run-$k/best.py $OUT/$k-best.py 2>/dev/null
@@ -33,13 +33,19 @@ print(json.dumps(out))
 PY
   tar czf $OUT/run-$k.tgz -C $OUT run-$k 2>/dev/null; rm -rf $OUT/run-$k
 }
+# matmul: burst (its clocks stay at 1980 MHz in both orders); attention: sustained, with a
+# longer settle (in short bursts its row-major order draws more power than the grouped one,
+# so the pair's clocks differ and burst verdicts are untrusted: docs/timing.md).
+MATMUL="matmul 1 --regime burst"
+ATTN="attention 1 --regime sustained --reps 10 --warmup 3 --settle-seconds 5"
+CHECK="check kernels/triton/matmul.py kernels/triton/attention.py --arch sm_90"
 case $part in
-  matmul) opt matmul 3 ;;
-  attention) opt attention 2 ;;
-  check) t check $B check kernels/triton/matmul.py kernels/triton/attention.py --arch sm_90 > $OUT/check.txt 2>&1 ;;
-  all) opt matmul 3; opt attention 2; t check $B check kernels/triton/matmul.py kernels/triton/attention.py --arch sm_90 > $OUT/check.txt 2>&1 ;;
+  matmul) opt $MATMUL ;;
+  attention) opt $ATTN ;;
+  check) t check $B $CHECK > $OUT/check.txt 2>&1 ;;
+  all) opt $MATMUL; opt $ATTN; t check $B $CHECK > $OUT/check.txt 2>&1 ;;
 esac
-cat $OUT/versions.txt $OUT/rc.txt
+cat $OUT/versions.txt $OUT/rc.txt; cat $OUT/check.txt 2>/dev/null
 for k in matmul attention; do
   [ -f $OUT/$k-optimize.json ] || continue
   python3 - $k <<'PY'
@@ -50,8 +56,10 @@ try:
 except Exception as e:
     print(k, 'no summary', e); sys.exit()
 b = s.get('best') or {}; base = s.get('baseline') or {}
-print(k, 'verdict', s.get('verdict'), 'best', b.get('label'), 'speedup', b.get('speedup'), [b.get('speedup_ci_low'), b.get('speedup_ci_high')],
-      b.get('speedup_regime'), 'sig', b.get('significant'), 'base ms', base.get('median_ms'), 'best ms', b.get('median_ms'))
+print(k, 'verdict', s.get('verdict'), '| best', b.get('label'), 'base ms', base.get('median_ms'), 'best ms', b.get('median_ms'))
+for r, v in (b.get('regimes') or {}).items():
+    print('   ', r, v.get('speedup'), [v.get('ci_low'), v.get('ci_high')], 'sig', v.get('significant'), 'trusted', v.get('trusted'),
+          'MHz', v.get('baseline_mhz_median'), '->', v.get('candidate_mhz_median'), 'energy', v.get('energy_ratio'))
 try:
     tj = json.loads(open(os.path.join(o, f'{k}-torch.json')).read().strip().splitlines()[-1])
     print(k, 'torch', tj.get('call', tj.get('name')), tj.get('ms'), 'ms', tj.get('tflops'), 'TFLOP/s')
