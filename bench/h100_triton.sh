@@ -67,3 +67,5 @@ except Exception as e:
     print(k, 'torch: none', e)
 PY
 done
+# Everything in one archive (the device tool brings back a handful of files per call).
+( cd $OUT && tar czf ../triton-$part.tgz . && rm -rf ./* && mv ../triton-$part.tgz . )
