@@ -52,7 +52,9 @@ std::string TritonBackend::python_path() const {
 Status TritonBackend::preflight(bool need_profiler) {
   const std::string py = python_path();
   if (find_executable(py).empty())
-    return make_error("python3 not found (looked on PATH): install Python 3 with torch and triton, or pass --python PATH");
+    return make_error(tools_.compiler.empty()
+                          ? std::string("python3 not found (looked on PATH): install Python 3 with torch and triton, or pass --python PATH")
+                          : "--python " + tools_.compiler + " is not an executable: pass the Python that has torch and triton");
   if (py.find_first_of(" \t\n") != std::string::npos || py.size() > 200)
     return make_error("the Python path '" + one_line(py, 80) +
                       "' has a space or is over 200 bytes, which a launcher's #! line cannot hold: link it from a short path "

@@ -152,7 +152,7 @@ TEST_F(TritonE2E, ATritonProgramOnAnotherBackendAndACppProgramOnTritonAreRefused
   EXPECT_TRUE(has(c.err, "is a C++ program: the triton backend runs Triton programs (.py)")) << c.err;
   auto nopy = run_cli({"optimize", program_.string(), "--python", (tmp_ / "no-such-python").string()}, tmp_.path(), env());
   EXPECT_EQ(nopy.exit_code, 2);
-  EXPECT_TRUE(has(nopy.err, "pass --python PATH")) << nopy.err;
+  EXPECT_TRUE(has(nopy.err, "no-such-python is not an executable: pass the Python that has torch and triton")) << nopy.err;
 }
 
 }  // namespace
