@@ -1726,6 +1726,31 @@ _DISPATCH = {"verify": _mode_verify, "time": _mode_time, "profile": _mode_profil
              "hash": _mode_hash, "compare": _mode_compare, "evaluate": _mode_evaluate, "serve": _mode_serve}
 
 
+
+def swz_time_torch_ms(fn, reps=30, warmup=5, flush_bytes=256 << 20):
+    """Median of `reps` CUDA-event timings of fn() after `warmup` untimed calls, with a
+    `flush_bytes` scratch buffer written (untimed) before each timed call, as the burst
+    regime flushes the L2 before each rep. For a program's comparisons with torch's own
+    kernels (cuBLAS, SDPA) on its inputs; the harness's own timing is time_burst/time_sustained."""
+    import statistics
+    import torch
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    scratch = torch.empty(flush_bytes, dtype=torch.uint8, device="cuda")
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    times = []
+    for i in range(reps):
+        scratch.fill_(i & 0xFF)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    del scratch
+    return statistics.median(times)
+
 def swz_main(prog, runtime=None, argv=None):
     """Runs the mode argv names (default sys.argv); returns the exit code. Every failure,
     a Python exception included, ends with the error JSON line as the last stdout line."""

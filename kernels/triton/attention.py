@@ -51,7 +51,6 @@
 # (batch, head) base offsets are computed in int64.
 import math
 import os
-import statistics
 import sys
 
 import torch
@@ -59,7 +58,7 @@ import triton
 import triton.language as tl
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from swz_triton import SwzProgram, swz_main, SWZ_NUM_DIES  # noqa: E402,F401
+from swz_triton import SwzProgram, swz_main, swz_time_torch_ms, SWZ_NUM_DIES  # noqa: E402,F401
 
 # swizzleperf:begin
 @triton.jit
@@ -172,28 +171,6 @@ def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, batch, heads, kv_heads, seq, qk
 
 def _cdiv(a, b):
     return (a + b - 1) // b
-
-
-def _event_median_ms(fn, reps=30, warmup=5):
-    """Median of `reps` CUDA-event timings of fn() after `warmup` untimed calls; before each
-    timed call a 256 MB scratch buffer is written (untimed), as the harness's burst regime
-    flushes the L2 (50 MB on an H100) before each rep."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    scratch = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    times = []
-    for i in range(reps):
-        scratch.fill_(i & 0xFF)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    del scratch
-    return statistics.median(times)
 
 
 class AttentionProgram(SwzProgram):
@@ -341,7 +318,7 @@ class AttentionProgram(SwzProgram):
                 vr = v.repeat_interleave(H // KH, dim=1)
                 fn = lambda: sdpa(q, kr, vr, is_causal=causal)  # noqa: E731
                 gqa = "K/V repeat_interleave'd to heads before timing"
-        ms = _event_median_ms(fn)
+        ms = swz_time_torch_ms(fn)
         return {"name": "torch.nn.functional.scaled_dot_product_attention", "ms": ms,
                 "tflops": self.flops(size) / (ms * 1e-3) / 1e12, "out_dtype": "float16",
                 "causal": causal, "gqa": gqa, "reps": 30, "warmup": 5,

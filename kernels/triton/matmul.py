@@ -42,7 +42,6 @@
 # launch size (tiles_m * tiles_n programs by construction) so that N keeps its
 # divisibility-by-16 specialization, which the vectorized B loads and C stores need.
 import os
-import statistics
 import sys
 
 import torch
@@ -50,7 +49,7 @@ import triton
 import triton.language as tl
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from swz_triton import SwzProgram, swz_main, SWZ_NUM_DIES  # noqa: E402,F401
+from swz_triton import SwzProgram, swz_main, swz_time_torch_ms, SWZ_NUM_DIES  # noqa: E402,F401
 
 # swizzleperf:begin
 @triton.jit
@@ -102,28 +101,6 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 
 def _cdiv(a, b):
     return (a + b - 1) // b
-
-
-def _event_median_ms(fn, reps=30, warmup=5):
-    """Median of `reps` CUDA-event timings of fn() after `warmup` untimed calls; before each
-    timed call a 256 MB scratch buffer is written (untimed), as the harness's burst regime
-    flushes the L2 (50 MB on an H100) before each rep."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    scratch = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    times = []
-    for i in range(reps):
-        scratch.fill_(i & 0xFF)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    del scratch
-    return statistics.median(times)
 
 
 class MatmulProgram(SwzProgram):
@@ -229,7 +206,7 @@ class MatmulProgram(SwzProgram):
                 if probe.dtype != getattr(torch, out_dtype) or tuple(probe.shape) != (M, N):
                     continue
                 del probe
-                ms = _event_median_ms(fn)
+                ms = swz_time_torch_ms(fn)
             except Exception:  # noqa: BLE001 -- a torch without this overload
                 continue
             variants.append({"call": call, "out_dtype": out_dtype, "ms": ms,

@@ -92,6 +92,34 @@ TEST_F(TritonE2E, ResumeReadsTheRecordedPythonRegions) {
   EXPECT_EQ(history["attempts"].size(), 2u);
 }
 
+TEST_F(TritonE2E, GateAndSuiteTakeTritonPrograms) {
+  // A committed grouped order: gate runs it against the Python identity region it writes.
+  const fs::path grouped = with_region("grouped.py",
+                                       "@triton.jit\ndef swizzle_pid(pid, num_pids, grid_m, grid_n):\n"
+                                       "    t = pid\n"
+                                       "    if grid_m * grid_n == num_pids:\n"
+                                       "        width = 4 * grid_n\n"
+                                       "        first_m = (pid // width) * 4\n"
+                                       "        gs = tl.minimum(grid_m - first_m, 4)\n"
+                                       "        t = (first_m + (pid % width) % gs) * grid_n + (pid % width) // gs\n"
+                                       "    return t\n");
+  const std::string ncu = (fake_dir() / "fake_ncu").string();
+  auto g = run_cli({"gate", grouped.string(), "--python", python_.string(), "--ncu", ncu, "--reps", "3", "--json"}, tmp_.path(),
+                   env(), 300);
+  EXPECT_EQ(g.exit_code, 0) << g.out << g.err;
+  EXPECT_TRUE(has(g.out, "\"verdict\": \"pays\"")) << g.out;
+  auto su = run_cli({"suite", program_.string(), grouped.string(), "--python", python_.string(), "--ncu", ncu, "--iterations", "1",
+                     "--reps", "3", "--rounds", "0", "--out", (tmp_ / "suite").string()},
+                    tmp_.path(), env(), 300);
+  EXPECT_EQ(su.exit_code, 0) << su.out << su.err;
+  EXPECT_TRUE(fs::exists(tmp_ / "suite" / "suite-summary.json")) << su.out << su.err;
+  // One backend per suite: a C++ program beside a Triton one is refused up front.
+  auto mixed = run_cli({"suite", program_.string(), (source_dir() / "kernels/gemm.hip").string(), "--out", (tmp_ / "mixed").string()},
+                       tmp_.path(), env());
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_TRUE(has(mixed.err, "run Triton and C++ programs as two suites")) << mixed.err;
+}
+
 TEST_F(TritonE2E, CheckPassesTheShippedProgramsWithoutAGpuOrTritonAndFailsAHalvedPid) {
   auto ok = run_cli({"check", (source_dir() / "kernels/triton/matmul.py").string(),
                      (source_dir() / "kernels/triton/attention.py").string(), "--arch", "sm_90"});

@@ -401,3 +401,39 @@ TEST(SwizzleSignature, FromTheRegion) {
 
 }  // namespace
 }  // namespace swz
+
+namespace swz {
+namespace {
+
+TEST(PromptBuilderTriton, ATritonProgramGetsThePythonTemplatesAndSignature) {
+  const std::string program =
+      "# swizzleperf:default-grid 12x10\n"
+      "import triton\nimport triton.language as tl\n"
+      "# swizzleperf:begin\n"
+      "@triton.jit\n"
+      "def swizzle_pid(pid, num_pids, grid_m, grid_n):\n"
+      "    return pid\n"
+      "# swizzleperf:end\n";
+  auto k = KernelSource::parse(program, "tiles.py");
+  ASSERT_TRUE(k) << k.error().message;
+  Fixture f = make_fixture();
+  RunHistory h = f.history;
+  h.original_region = k->region();
+  h.baseline->region = k->region();
+  ProposalContext ctx{*k, TileGrid{12, 10}, f.hw, h, {}, {}, 3};
+  auto b = builder(ContextMode::aware);
+  auto p = b.optimize_prompt(ctx, "", {});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_FALSE(has(*p, "{{")) << *p;
+  EXPECT_TRUE(has(*p, "```python\n# swizzleperf:default-grid 12x10")) << *p;
+  EXPECT_TRUE(has(*p, "`@triton.jit` on the line before\n  `def swizzle_pid(pid, num_pids, grid_m, grid_n):`")) << *p;
+  EXPECT_TRUE(has(*p, "truncate toward zero like C")) << *p;
+  EXPECT_FALSE(has(*p, "```cpp")) << *p;
+  auto m = b.memory_analysis_prompt(*k, TileGrid{12, 10});
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_TRUE(has(*m, "between the `# swizzleperf:begin` and\n`# swizzleperf:end` lines")) << *m;
+  EXPECT_TRUE(has(*m, "```python")) << *m;
+}
+
+}  // namespace
+}  // namespace swz
