@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/chat_server.h"
 #include "support/fixtures.h"
 
 namespace swz::test {
@@ -118,6 +119,40 @@ TEST_F(TritonE2E, GateAndSuiteTakeTritonPrograms) {
                        tmp_.path(), env());
   EXPECT_EQ(mixed.exit_code, 2);
   EXPECT_TRUE(has(mixed.err, "run Triton and C++ programs as two suites")) << mixed.err;
+}
+
+// The LLM proposer on a Triton program: the prompt shows Python, the replies are Python
+// regions, each validated in the Python subset and checked through the translation.
+TEST_F(TritonE2E, TheLlmProposerWritesPythonRegionsCheckedLikeAnyOther) {
+  auto reply = [](const std::string& code) {
+    return nlohmann::json{{"reasoning", "row panels are shared"}, {"critique", nlohmann::json::array()},
+                          {"rationale", "group rows"}, {"code", code}}
+        .dump();
+  };
+  const std::string head = "@triton.jit\ndef swizzle_pid(pid, num_pids, grid_m, grid_n):\n";
+  ChatServer server;
+  server.push_completion("ok");                                   // the endpoint check
+  server.push_completion("Tiles of one row share a panel of A.");  // the memory analysis
+  server.push_completion(reply(head + "    t = pid\n    if grid_m * grid_n == num_pids:\n"
+                                      "        t = (pid % grid_m) * grid_n + pid // grid_m\n    return t\n"));
+  server.push_completion(reply(head + "    return __import__('os').getpid() + pid\n"));
+  server.push_completion(reply(head + "    return pid // 2\n"));
+  auto r = run_cli({"optimize", program_.string(), "--proposer", "llm", "--base-url", server.base_url(), "--iterations", "3",
+                    "--python", python_.string(), "--ncu", (fake_dir() / "fake_ncu").string(), "--reps", "3", "--rounds", "0",
+                    "--run-dir", (tmp_ / "run").string()},
+                   tmp_.path(), env(), 300);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto h = nlohmann::json::parse(read_text(tmp_ / "run" / "history.json"));
+  ASSERT_EQ(h["attempts"].size(), 3u) << h["attempts"].dump(1);
+  EXPECT_EQ(h["attempts"][0]["status"], "ok") << h["attempts"][0].dump(1);
+  EXPECT_EQ(h["attempts"][1]["status"], "rejected_region");
+  EXPECT_EQ(h["attempts"][1]["reason"], "line 3: '__import__': call to a function not defined in the region");
+  EXPECT_EQ(h["attempts"][2]["status"], "rejected_mapping");
+  EXPECT_TRUE(has(h["attempts"][2]["reason"].get<std::string>(), "NOT a bijection")) << h["attempts"][2].dump(1);
+  const auto reqs = server.requests();
+  ASSERT_GE(reqs.size(), 3u);
+  EXPECT_TRUE(has(reqs[1].body, "```python")) << reqs[1].body;
+  EXPECT_TRUE(has(reqs[2].body, "def swizzle_pid(pid, num_pids, grid_m, grid_n):")) << reqs[2].body;
 }
 
 TEST_F(TritonE2E, CheckPassesTheShippedProgramsWithoutAGpuOrTritonAndFailsAHalvedPid) {
