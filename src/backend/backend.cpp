@@ -85,6 +85,8 @@ LaunchWindow profile_window(int total, int max_launches) {
   return {(total - max_launches) / 2, max_launches, total};
 }
 
+bool amd_gpu_present() { return ::access("/dev/kfd", F_OK) == 0; }
+
 std::string tool_or_default(const std::string& configured, const char* name, const char* fallback) {
   if (!configured.empty()) return configured;
   if (!find_executable(name).empty()) return name;

@@ -22,7 +22,7 @@ Result<std::unique_ptr<Backend>> make_backend(const std::string& which, ProcessR
   if (which == "triton") return std::unique_ptr<Backend>(std::make_unique<TritonBackend>(runner, tools));
   if (which != "auto")
     return make_error("unknown backend '" + which + "': use auto, cuda, hip or triton");
-  const bool amd_gpu = have_device_node("/dev/kfd");
+  const bool amd_gpu = amd_gpu_present();
   const bool nvidia_gpu = have_device_node("/dev/nvidia0") || !find_executable("nvidia-smi").empty();
   HipBackend hip(runner, tools);
   CudaBackend cuda(runner, tools);
@@ -35,18 +35,13 @@ Result<std::unique_ptr<Backend>> make_backend(const std::string& which, ProcessR
                     (nvidia_gpu ? "present" : "absent") + ") with ncu; pass --backend cuda|hip to choose one");
 }
 
-std::string backend_for_kernel(const std::string& which, const std::filesystem::path& kernel) {
-  if (which == "auto" && language_of(kernel) == RegionLanguage::python) return "triton";
-  return which;
-}
-
-Status check_backend_for_kernel(const std::string& which, const std::filesystem::path& kernel) {
+Result<std::string> backend_for_kernel(const std::string& which, const std::filesystem::path& kernel) {
   const bool py = language_of(kernel) == RegionLanguage::python;
   if (py && (which == "cuda" || which == "hip"))
     return make_error(kernel.string() + " is a Triton program: it runs on --backend triton (or auto), not " + which);
   if (!py && which == "triton")
     return make_error(kernel.string() + " is a C++ program: the triton backend runs Triton programs (.py); use --backend cuda, hip or auto");
-  return ok_status();
+  return py && which == "auto" ? std::string("triton") : which;
 }
 
 }  // namespace swz

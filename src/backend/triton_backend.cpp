@@ -4,7 +4,6 @@
 #include "swizzleperf/backend/triton_backend.h"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -34,7 +33,7 @@ std::string last_line_of(const ProcessResult& r) {
 }  // namespace
 
 TritonBackend::TritonBackend(ProcessRunner& runner, ToolOptions tools) : Backend(runner, std::move(tools)) {
-  amd_ = ::access("/dev/kfd", F_OK) == 0;
+  amd_ = amd_gpu_present();
   ToolOptions vendor_tools = tools_;
   vendor_tools.compiler.clear();  // the vendor backend only profiles
   if (amd_) vendor_ = std::make_unique<HipBackend>(runner_, vendor_tools);

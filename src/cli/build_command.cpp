@@ -32,8 +32,9 @@ int cmd_build(const std::vector<std::string>& args) {
   if (std::error_code ec; std::filesystem::is_directory(out, ec))
     return report_error("-o " + out + " is a directory: give the path of the program to write (e.g. " +
                         (std::filesystem::path(out) / k->name()).string() + ")");
-  std::string which = backend_for_kernel(r["backend"].as<std::string>(), k->path());
-  if (auto st = check_backend_for_kernel(which, k->path()); !st) return report_error(st.error().message);
+  auto resolved = backend_for_kernel(r["backend"].as<std::string>(), k->path());
+  if (!resolved) return report_error(resolved.error().message);
+  std::string which = *resolved;
   RealProcessRunner runner;
   if (which == "auto") {
     // Building needs no GPU: prefer the toolchain that is installed.

@@ -241,19 +241,19 @@ int cmd_check(const std::vector<std::string>& args) {
   const bool any_python = std::any_of(kernels.begin(), kernels.end(), [](const KernelSource& k) { return k.language() == RegionLanguage::python; });
   if (r.count("no-build")) {
     s.no_build_reason = s.no_triton_reason = "--no-build";
-  } else if (any_python) {
-    // A Triton program is built for info where its Python imports torch and triton; on a
-    // machine without them (a CI runner) the source checks and the mapping check run alone.
-    if (auto st = triton.preflight(false); !st) {
-      if (!triton_tools.compiler.empty()) return report_error("--python " + triton_tools.compiler + ": " + st.error().message);
-      s.no_triton_reason = st.error().message;
-    } else if (auto why = triton.missing_modules(); !why.empty()) {
-      s.no_triton_reason = why + " (the grid comment and verify sizes are unchecked)";
-    } else {
-      s.triton = &triton;
+  } else {
+    if (any_python) {
+      // A Triton program is built for info where its Python imports torch and triton; on a
+      // machine without them (a CI runner) the source checks and the mapping check run alone.
+      if (auto st = triton.preflight(false); !st) {
+        if (!triton_tools.compiler.empty()) return report_error(st.error().message);  // names --python itself
+        s.no_triton_reason = st.error().message;
+      } else if (auto why = triton.missing_modules(); !why.empty()) {
+        s.no_triton_reason = why + " (the grid comment and verify sizes are unchecked)";
+      } else {
+        s.triton = &triton;
+      }
     }
-  }
-  if (!r.count("no-build")) {
     if (cuda.preflight(false)) s.cuda = &cuda;
     if (hip.preflight(false)) s.hip = &hip;
     // A path given explicitly must work: a typo must not silently skip the build.

@@ -114,8 +114,9 @@ int cmd_gate(const std::vector<std::string>& args) {
   config.proposer = "committed";
   if (std::string e; !regime_options_from(r, config.timing, e)) return report_error(e);
   read_backend_settings(r, config);
-  config.backend = backend_for_kernel(config.backend, kernel_path);
-  if (auto st = check_backend_for_kernel(config.backend, kernel_path); !st) return report_error(st.error().message);
+  auto resolved = backend_for_kernel(config.backend, kernel_path);
+  if (!resolved) return report_error(resolved.error().message);
+  config.backend = *resolved;
   // Refusals first: nothing is written before the GPU, compiler and profiler are known.
   RealProcessRunner runner;
   auto backend = make_backend(config.backend, runner, tool_options_for(r, config));

@@ -38,8 +38,8 @@ int host_only_analysis(const KernelSource& kernel, const std::string& arch, cons
   }
   std::vector<std::pair<std::string, std::string>> candidates = {{"original region", kernel.region()}};
   const RegionLanguage language = kernel.language();
-  for (const auto& c : BuiltinProposer::seed_order(*hw, grid))
-    if (language == RegionLanguage::cpp || c.family != "topo_group") candidates.push_back({c.label(), render_family(c, language)});
+  for (const auto& c : BuiltinProposer::seed_order(*hw, grid, nlohmann::json::object(), language))
+    candidates.push_back({c.label(), render_family(c, language)});
   for (const auto& [label, region] : candidates) {
     auto report = check_mapping(region, ragged_grids(grid), *hw, mo, runner, language);
     if (!report) {

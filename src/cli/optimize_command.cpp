@@ -71,8 +71,9 @@ int cmd_optimize(const std::vector<std::string>& args) {
     if (!p) return report_error(p.error().message);
     return dump_next_prompt(**p, run, config.arch);
   }
-  config.backend = backend_for_kernel(config.backend, run.kernel.path());
-  if (auto st = check_backend_for_kernel(config.backend, run.kernel.path()); !st) return report_error(st.error().message);
+  auto resolved = backend_for_kernel(config.backend, run.kernel.path());
+  if (!resolved) return report_error(resolved.error().message);
+  config.backend = *resolved;
   RealProcessRunner runner;
   auto backend = make_backend(config.backend, runner, tool_options_for(r, config));
   if (!backend) {

@@ -1,6 +1,4 @@
 // Option groups shared by subcommands, and small argument parsers.
-#include <unistd.h>
-
 #include <algorithm>
 #include <ctime>
 #include <sstream>
@@ -165,7 +163,7 @@ ToolOptions tool_options_from(const cxxopts::ParseResult& r, const std::string& 
     t.profiler = r["rocprof"].as<std::string>();
   } else if (backend == "triton") {  // the interpreter, and the vendor's profiler
     t.compiler = r["python"].as<std::string>();
-    t.profiler = ::access("/dev/kfd", F_OK) == 0 ? r["rocprof"].as<std::string>() : r["ncu"].as<std::string>();
+    t.profiler = amd_gpu_present() ? r["rocprof"].as<std::string>() : r["ncu"].as<std::string>();
   } else {
     t.compiler = r["nvcc"].as<std::string>();
     t.profiler = r["ncu"].as<std::string>();

@@ -97,13 +97,13 @@ int cmd_suite(const std::vector<std::string>& args) {
   kernels = select_shard(kernels, shard->first, shard->second);
   // One backend runs a suite: Triton programs and C++ programs go in separate suites.
   if (!kernels.empty()) {
-    const std::string first = backend_for_kernel(asked.backend, kernels.front());
-    for (const auto& k : kernels) {
-      if (auto st = check_backend_for_kernel(first, k); !st)
-        return report_error(st.error().message + (asked.backend == "auto" ? " (one suite runs on one backend: run "
-                                                                            "Triton and C++ programs as two suites)" : ""));
-    }
-    asked.backend = first;
+    auto first = backend_for_kernel(asked.backend, kernels.front());
+    if (!first) return report_error(first.error().message);
+    for (const auto& k : kernels)
+      if (auto other = backend_for_kernel(*first, k); !other)
+        return report_error(other.error().message + (asked.backend == "auto" ? " (one suite runs on one backend: run "
+                                                                               "Triton and C++ programs as two suites)" : ""));
+    asked.backend = *first;
   }
   RealProcessRunner runner;
   auto backend = make_backend(asked.backend, runner, tool_options_for(r, asked));

@@ -76,8 +76,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
   opt.time_reps = r["reps"].as<int>();
   opt.host_cxx = r["host-cxx"].as<std::string>();
   RealProcessRunner runner;
-  const std::string which = backend_for_kernel(r["backend"].as<std::string>(), k->path());
-  if (auto st = check_backend_for_kernel(which, k->path()); !st) return report_error(st.error().message);
+  auto resolved = backend_for_kernel(r["backend"].as<std::string>(), k->path());
+  if (!resolved) return report_error(resolved.error().message);
+  const std::string which = *resolved;
   ToolOptions tools = tool_options_from(r, which);
   auto backend = make_backend(which, runner, tools);
   if (!backend) return report_error(backend.error().message);

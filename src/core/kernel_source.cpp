@@ -164,8 +164,6 @@ RegionLanguage language_of(const std::filesystem::path& path) {
   return path.extension() == ".py" ? RegionLanguage::python : RegionLanguage::cpp;
 }
 
-const char* language_name(RegionLanguage language) { return language == RegionLanguage::python ? "Python" : "C++"; }
-
 const char* source_extension(RegionLanguage language) { return language == RegionLanguage::python ? ".py" : ".hip"; }
 
 const char* comment_prefix(RegionLanguage language) { return language == RegionLanguage::python ? "#" : "//"; }

@@ -373,8 +373,12 @@ std::vector<FamilyCandidate> hinted_first(std::vector<FamilyCandidate> order, Ti
 }  // namespace
 
 std::vector<FamilyCandidate> BuiltinProposer::seed_order(const HardwareProfile& hw, TileGrid grid,
-                                                         const nlohmann::json& hints) {
-  return hinted_first(seed_order_plain(hw, grid), grid, hints);
+                                                         const nlohmann::json& hints, RegionLanguage language) {
+  auto order = hinted_first(seed_order_plain(hw, grid), grid, hints);
+  if (language == RegionLanguage::python)  // the topology table needs a loop: no Python form
+    order.erase(std::remove_if(order.begin(), order.end(), [](const FamilyCandidate& c) { return c.family == "topo_group"; }),
+                order.end());
+  return order;
 }
 
 std::vector<FamilyCandidate> BuiltinProposer::seed_order_plain(const HardwareProfile& hw, TileGrid grid) {
@@ -468,10 +472,7 @@ Result<Proposal> BuiltinProposer::propose_assuming(const ProposalContext& ctx,
   std::string why;
   // 1. Explore: one member of every family, best-first for this hardware.
   const nlohmann::json hints = hints_of(ctx.history);
-  auto seeds = seed_order(ctx.hardware, ctx.grid, hints);
-  if (ctx.kernel.language() == RegionLanguage::python)  // the topology table needs a loop: no Python form
-    seeds.erase(std::remove_if(seeds.begin(), seeds.end(), [](const FamilyCandidate& c) { return c.family == "topo_group"; }),
-                seeds.end());
+  const auto seeds = seed_order(ctx.hardware, ctx.grid, hints, ctx.kernel.language());
   for (const auto& c : seeds)
     if (!family[c.family].tried && usable(c.family)) {
       pick = c;

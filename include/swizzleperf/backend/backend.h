@@ -124,6 +124,10 @@ class Backend {
   ToolOptions tools_;
 };
 
+// An AMD GPU is present (/dev/kfd, the ROCm kernel driver's node): how `auto` and the
+// triton backend choose between the NVIDIA and the AMD toolchain.
+bool amd_gpu_present();
+
 // The configured path, else `name` if it is on PATH, else `fallback` if that
 // exists, else `name` (so the error names what was looked for).
 std::string tool_or_default(const std::string& configured, const char* name, const char* fallback);

@@ -17,11 +17,10 @@ namespace swz {
 Result<std::unique_ptr<Backend>> make_backend(const std::string& which, ProcessRunner& runner,
                                               const ToolOptions& tools);
 
-// The backend a kernel file asks for: "triton" for auto and a Triton program (.py),
-// else `which` unchanged.
-std::string backend_for_kernel(const std::string& which, const std::filesystem::path& kernel);
-// An Error when `which` cannot run this kernel: a Triton program on cuda/hip, a C++
-// program on triton (one line naming the file and the backend to use).
-Status check_backend_for_kernel(const std::string& which, const std::filesystem::path& kernel);
+// The backend that runs a kernel file when `which` was asked for: "triton" for auto and a
+// Triton program (.py), else `which` itself; an Error when `which` cannot run it (a Triton
+// program on cuda/hip, a C++ program on triton: one line naming the file and the backend
+// to use).
+Result<std::string> backend_for_kernel(const std::string& which, const std::filesystem::path& kernel);
 
 }  // namespace swz

@@ -48,8 +48,6 @@ Result<TileGrid> make_tile_grid(long long m, long long n, const std::string& wha
 // Python subset: core/py_region). It follows the file name; a region never crosses over.
 enum class RegionLanguage { cpp, python };
 RegionLanguage language_of(const std::filesystem::path& path);
-// "C++" / "Python", for messages.
-const char* language_name(RegionLanguage language);
 // The extension the tool gives a copy of a program in this language: ".hip" / ".py".
 const char* source_extension(RegionLanguage language);
 // The region's comment marker: "//" / "#".

@@ -44,8 +44,10 @@ class BuiltinProposer final : public Proposer {
   // `hints` is the program's optional info "hints" object ({"causal": bool, "n_group": G,
   // "n_group_stride": S}); with hints, the tile-order families for independent grid
   // columns (col_major, longest_first when causal, gqa_group when G > 1) come first.
+  // For a Triton program (language python) topo_group, which has no Python form, is left out.
   static std::vector<FamilyCandidate> seed_order(const HardwareProfile& hw, TileGrid grid,
-                                                 const nlohmann::json& hints = nlohmann::json::object());
+                                                 const nlohmann::json& hints = nlohmann::json::object(),
+                                                 RegionLanguage language = RegionLanguage::cpp);
   static std::vector<int> params_of(const std::string& family);
 
  private:
