@@ -14,7 +14,40 @@ SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {
 }
 // swizzleperf:end
 
+// swizzleperf:footprint-begin
 constexpr int kBM = 128, kBN = 128, kBK = 8, kThreads = 256;
+
+// Tile (tm, tn) reads A's row panel (kBM rows of K, k-slice by k-slice) and B's column panel
+// (K rows of kBN columns, row by row) and writes its kBM x kBN block of C once, at the end.
+class GemmFootprint : public SwzFootprintSpec {
+ public:
+  enum { kA, kB, kC };
+  SwzSize default_size() const override { return {4096, 32768, 1024}; }
+  std::vector<SwzBuffer> buffers(const SwzSize& s) const override {
+    return {{"A", 4ull * s[0] * s[2]}, {"B", 4ull * s[2] * s[1]}, {"C", 4ull * s[0] * s[1]}};
+  }
+  SwzFootprintGrid grid(const SwzSize& s, unsigned) const override {
+    return {(s[0] + kBM - 1ull) / kBM, (s[1] + kBN - 1ull) / kBN};
+  }
+  // 256 threads, As + Bs in shared memory, __launch_bounds__(256, 2): at most 128 registers.
+  SwzBlockUse block(const SwzSize&, unsigned) const override {
+    return {kThreads, 4ull * kBK * (kBM + 4) + 4ull * kBK * kBN, 128};
+  }
+  void tile(const SwzSize& s, unsigned, unsigned long long tm, unsigned long long tn,
+            SwzTileFootprint& out) const override {
+    const unsigned long long M = s[0], N = s[1], K = s[2];
+    const unsigned long long r0 = tm * kBM, c0 = tn * kBN;
+    const unsigned long long rows = swz_fp_clamp(r0, kBM, M), cols = swz_fp_clamp(c0, kBN, N);
+    out.read(kA, 4 * r0 * K, 4 * K, 4 * K, rows, SwzWalk::parallel);
+    out.read(kB, 4 * c0, 4 * cols, 4 * N, K, SwzWalk::runs);
+    out.write(kC, 4 * (r0 * N + c0), 4 * cols, 4 * N, rows, SwzWalk::once);
+  }
+};
+const SwzFootprintSpec& swz_footprint_spec() {
+  static const GemmFootprint spec;
+  return spec;
+}
+// swizzleperf:footprint-end
 
 // Four consecutive elements (r, c..c+3) of a rows x cols row-major matrix; zeros outside.
 // vec: cols % 4 == 0, so (r, c) with c % 4 == 0 is 16-byte aligned and c < cols implies
@@ -118,14 +151,16 @@ class GemmProgram : public SwzProgram {
   // 4096 x 32768 x 1024 (an LM-head-like shape): 256 tiles per tile row exceed the
   // ~264 blocks an H100 holds at once, so row-major order re-streams B for every tile
   // row; about 6.6 ms on an H100 (bench/results/2026-11-22-h100-gemm-calibration.md).
-  SwzSize default_size() const override { return {4096, 32768, 1024}; }
+  SwzSize default_size() const override { return swz_footprint_spec().default_size(); }
   std::vector<SwzSize> verify_sizes() const override {
     return {{128, 128, 64}, {257, 131, 67}, {1, 300, 5}, {300, 1, 17}, {200, 264, 36},
             {515, 259, 1000}};
   }
   SwizzleGrid grid(const SwzSize& s) const override {
-    return {swz_ceil_div(s[0], kBM), swz_ceil_div(s[1], kBN)};
+    const SwzFootprintGrid g = swz_footprint_spec().grid(s, 0);
+    return {static_cast<unsigned>(g.m), static_cast<unsigned>(g.n)};
   }
+  const SwzFootprintSpec* footprint() const override { return &swz_footprint_spec(); }
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     return 4ull * (s[0] * s[2] + s[2] * s[1] + s[0] * s[1]);
   }

@@ -22,6 +22,9 @@
 //                                                         sustained: back-to-back batches
 //                                                         after a settling time
 //   prog profile [--size ..] [--seed S]                   run() exactly once (profiler wraps this)
+//   prog footprint [--size ..] [--launch L] [--tiles F:C] each tile's buffer spans, no GPU needed
+//                                                         (swz_footprint.h; exit 2 when the
+//                                                         program declares no footprint)
 //   prog dump FILE [--size ..] [--seed S]                 raw output bytes to FILE
 //   prog hash [--size ..] [--seed S] [--chunks FILE]      64-bit digest of the output bytes,
 //                                                         computed on the device per 1 MiB chunk
@@ -67,6 +70,7 @@
 #include <thread>
 #include <vector>
 
+#include "swz_footprint.h"
 #include "swz_sizes.h"
 #include "swz_telemetry.h"
 
@@ -402,6 +406,10 @@ class SwzProgram {
   // members without the braces, e.g. "\"causal\":true,\"n_group\":4". Empty (the default):
   // no "hints" field.
   virtual std::string info_hints(const SwzSize&) const { return ""; }
+  // The program's footprint (swz_footprint.h): what each tile of each launch reads and writes,
+  // for the tool's locality model. Default: none (prediction says it cannot predict). A
+  // program that declares one returns &swz_footprint_spec() from its footprint section.
+  virtual const SwzFootprintSpec* footprint() const { return nullptr; }
 
   // GPU work. setup: allocate with swz_alloc, fill inputs from SwzRng(seed) (large ones
   // on the device: swz_random_f32_device), upload the rest, keep host copies for
@@ -434,7 +442,7 @@ class SwzProgram {
 namespace swz_detail {
 
 inline void usage_error(const std::string& msg) {
-  fail(2, msg + " (usage: prog info|verify|time|profile|dump FILE|hash|compare BASELINE_FILE|evaluate|serve"
+  fail(2, msg + " (usage: prog info|verify|time|profile|dump FILE|hash|compare BASELINE_FILE|evaluate|serve|footprint"
                 " [--size a,b,..] [--seed S] [--reps N] [--warmup W] [--chunks FILE] [--tol T]"
                 " [--baseline FILE] [--regime burst|sustained] [--throttle-threshold F]"
                 " [--recovery-ms M] [--max-discards N] [--settle-seconds S] [--sustain-seconds S])");
@@ -754,6 +762,7 @@ inline int mode_info(const SwzProgram& prog, const Args& a) {
       fmt_size(a.size).c_str(), g.m, g.n, prog.num_pids(a.size), prog.footprint_bytes(a.size),
       static_cast<int>(SWZ_NUM_DIES), prog.dump_tol(), vs.c_str(), hints.c_str());
   if (const unsigned long long n = prog.launch_count(a.size)) std::printf(",\"launches\":%llu", n);
+  std::printf(",\"footprint\":%s", prog.footprint() ? "true" : "false");
   const std::vector<unsigned long long> launches = prog.launch_footprints_bytes(a.size);
   if (!launches.empty()) {
     std::printf(",\"launch_footprints_bytes\":[");
@@ -1415,6 +1424,13 @@ inline int mode_serve(SwzProgram& prog, const Args& a) {
 
 inline int swz_main(SwzProgram& prog, int argc, char** argv) {
   using namespace swz_detail;
+  if (argc >= 2 && std::strcmp(argv[1], "footprint") == 0) {  // host only: its own options
+    mode_name() = "footprint";
+    check_identity(prog);
+    const SwzFootprintSpec* spec = prog.footprint();
+    if (!spec) fail(2, "the program declares no footprint (see swz_footprint.h)");
+    return swz_footprint_run(*spec, argc, argv, 2);
+  }
   const Args a = parse_args(prog, argc, argv);
   if (a.mode == "info") return mode_info(prog, a);
   if (a.mode == "verify") return mode_verify(prog, a);

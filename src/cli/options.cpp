@@ -16,6 +16,7 @@ const std::vector<Command>& commands() {
       {"optimize", "run the loop on one kernel: baseline, proposals, check, build, verify, time, profile", cmd_optimize},
       {"init", "write a contract program from a plain CUDA/HIP kernel file (a scaffold with TODOs)", cmd_init},
       {"check", "host-only mapping check of kernels' swizzle regions (any machine, no GPU); --junit", cmd_check},
+      {"predict", "predict each die's L2 hit rate and DRAM bytes for a block order, from the kernel's footprint (no GPU)", cmd_predict},
       {"build", "compile a kernel as the loop would, without running it", cmd_build},
       {"suite", "optimize a list of kernels (default kernels/*.hip and *.cu); shards and merge", cmd_suite},
       {"sweep", "baseline vs a run's best pattern across problem sizes", cmd_sweep},

@@ -31,11 +31,12 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"core", {"util"}},
       {"llm", {"util", "core"}},
       {"backend", {"util", "core"}},
-      {"proposer", {"util", "core", "llm"}},
+      {"model", {"util", "core"}},
+      {"proposer", {"util", "core", "llm", "model"}},
       {"probe", {"util", "core", "backend"}},
-      {"loop", {"util", "core", "backend", "proposer", "llm"}},
-      {"report", {"util", "core", "backend", "proposer", "llm", "loop"}},
-      {"cli", {"util", "core", "backend", "proposer", "llm", "probe", "loop", "report"}},
+      {"loop", {"util", "core", "backend", "proposer", "llm", "model"}},
+      {"report", {"util", "core", "backend", "proposer", "llm", "loop", "model"}},
+      {"cli", {"util", "core", "backend", "proposer", "llm", "probe", "loop", "report", "model"}},
   };
   return table;
 }

@@ -13,7 +13,10 @@
 #include "swizzleperf/core/hardware.h"
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/kernel_source.h"
+#include "swizzleperf/core/mapping_check.h"
 #include "swizzleperf/core/run_config.h"
+#include "swizzleperf/model/footprint_source.h"
+#include "swizzleperf/model/machine_model.h"
 
 namespace swz::cli {
 
@@ -27,11 +30,23 @@ int cmd_probe(const std::vector<std::string>& args);
 int cmd_gate(const std::vector<std::string>& args);
 int cmd_compare(const std::vector<std::string>& args);
 int cmd_init(const std::vector<std::string>& args);
+int cmd_predict(const std::vector<std::string>& args);
 
 // optimize on a machine with no GPU: host mapping analysis of the candidates, as a
 // table (or JSON on stdout with `json`), then exit 2: nothing was measured.
 int host_only_analysis(const KernelSource& kernel, const std::string& arch, const std::string& host_cxx,
                        const std::string& why, bool json);
+
+// The locality model's settings shared by predict and check --predict (the "Model" group).
+struct ModelSettings {
+  HardwareProfile hw;
+  MachineModel machine;
+  std::vector<long long> size;  // empty: the program's default
+  FootprintSourceOptions footprint;
+  MappingCheckOptions mapping;
+};
+void add_model_options(cxxopts::Options& o, const std::string& arch_default_text);
+Result<ModelSettings> model_settings_from(const cxxopts::ParseResult& r);
 
 // Option groups reused by several subcommands.
 void add_backend_options(cxxopts::Options& o);
