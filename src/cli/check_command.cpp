@@ -23,6 +23,7 @@
 #include "swizzleperf/backend/triton_backend.h"
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
+#include "swizzleperf/cli/predict.h"
 #include "swizzleperf/cli/port_check.h"
 #include "swizzleperf/util/text.h"
 #include "swizzleperf/util/junit.h"
@@ -45,6 +46,9 @@ struct CheckSettings {
   Backend* triton = nullptr;     // Triton programs: a Python that imports torch and triton
   std::string no_build_reason;   // why nothing is built (shown once per kernel)
   std::string no_triton_reason;  // why a Triton program is not built
+  bool predict = false;          // --predict: the locality model over the built-in candidates
+  std::optional<MachineModel> machine;
+  FootprintSourceOptions footprint;
 };
 
 struct KernelCheck {
@@ -55,8 +59,58 @@ struct KernelCheck {
   std::vector<PortFinding> findings;    // port checks, in file order (program findings last)
   std::optional<ProgramFacts> program;  // absent when not built
   std::string program_note;             // one line: what the info build showed, or why there was none
+  std::vector<RankedPrediction> predictions;  // --predict: best first
+  std::string predict_note;                   // --predict: why there are none, or how they were made
   double seconds = 0;
 };
+
+// --predict: the footprint at the default size, then every built-in candidate the proposer
+// would explore first (and the kernel's own region), ranked by predicted L2 hit rate. A
+// program without a footprint section is a note (it still passes); a footprint that does not
+// compile, is refused, or disagrees with the program's own unique-byte count is an error.
+void predict_candidates(const KernelSource& k, const CheckSettings& s, ProcessRunner& runner, KernelCheck& c) {
+  auto section = find_footprint_section(k.text(), k.path().filename().string());
+  if (section && !*section) {
+    c.predict_note = "not predicted: the program declares no footprint (a '// swizzleperf:footprint-begin' section; see "
+                     "docs/kernel-contract.md)";
+    return;
+  }
+  auto fp = load_footprint(k, {}, s.footprint, runner);
+  if (!fp) {
+    c.findings.push_back({true, 0, "footprint: " + fp.error().message});
+    c.predict_note = "not predicted: the footprint failed (see the error above)";
+    return;
+  }
+  // The footprint against the program's own unique bytes per launch, where info gave them.
+  if (c.program && c.program->info) {
+    const auto& raw = c.program->info->raw;
+    const auto lfb = raw.find("launch_footprints_bytes");
+    if (lfb != raw.end() && lfb->is_array())
+      for (std::size_t i = 0; i < fp->launches.size(); ++i) {
+        const unsigned id = fp->launch_ids[i];
+        if (id >= lfb->size() || !(*lfb)[id].is_number_unsigned()) continue;
+        const std::uint64_t declared = (*lfb)[id].get<std::uint64_t>();
+        const std::uint64_t spans = union_bytes(fp->launches[i], fp->buffers.size());
+        if (declared != spans)
+          c.findings.push_back({true, 0, fmt::format("footprint: launch {}'s spans cover {} unique bytes but the program's "
+                                                     "launch_footprints_bytes says {}: one of them is wrong",
+                                                     id, spans, declared)});
+      }
+  }
+  const TileGrid grid = fp->launches.front().grid;
+  nlohmann::json hints = nlohmann::json::object();
+  if (c.program && c.program->info) {
+    const auto h = c.program->info->raw.find("hints");
+    if (h != c.program->info->raw.end() && h->is_object()) hints = *h;
+  }
+  std::vector<std::pair<std::string, OrderForGrid>> orders;
+  orders.push_back({"original region", region_order(k.region(), k.language(), s.hw, s.mapping, runner)});
+  for (const auto& cand : BuiltinProposer::seed_order(s.hw, grid, hints, k.language()))
+    orders.push_back({cand.label(), family_order_for(cand, s.hw)});
+  c.predictions = rank_predictions(*fp, orders, *s.machine, fast_sim_options());
+  c.predict_note = fmt::format("predicted (not measured) on {} [{}] at size {}, launches {} of {}", s.machine->name, s.machine->arch,
+                               fmt::join(fp->size, ","), fp->launches.size(), fp->launches_total);
+}
 
 // The backend that builds `k` for info: nvcc for any C++ program, hipcc for a .hip one,
 // Python with torch and triton for a Triton program.
@@ -133,6 +187,11 @@ Result<KernelCheck> check_kernel(const KernelSource& k, const CheckSettings& s, 
     c.summary += counts;
     c.report = std::move(*report);
   }
+  if (s.predict) {
+    const std::size_t before = c.findings.size();
+    predict_candidates(k, s, runner, c);
+    if (c.findings.size() > before) c.ok = false;
+  }
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return c;
 }
@@ -155,6 +214,25 @@ void print_details(const MappingReport& report) {
   if (report.grids.size() > 10) std::printf("    ... and %zu more grids\n", report.grids.size() - 10);
 }
 
+void print_predictions(const KernelCheck& c) {
+  std::printf("  %s\n", c.predict_note.c_str());
+  if (c.predictions.empty()) return;
+  const bool multi = c.predictions.front().prediction && c.predictions.front().prediction->dies.size() > 1;
+  std::printf("    %-24s %9s %12s %12s  %s\n", "order", "L2 hit %", "DRAM read", "cross-die", multi ? "L2 hit % per die" : "");
+  for (const auto& p : c.predictions) {
+    if (!p.prediction) {
+      std::printf("    %-24s %s\n", p.label.c_str(), p.error.c_str());
+      continue;
+    }
+    std::string dies;
+    if (multi)
+      for (const auto& d : p.prediction->dies) dies += fmt::format("{:.1f} ", d.hit_pct());
+    std::printf("    %-24s %9.2f %12s %12s  %s\n", p.label.c_str(), p.prediction->l2_hit_pct(),
+                fmt::format("{:.1f} MB", p.prediction->total.dram_read_bytes / 1e6).c_str(),
+                fmt::format("{:.1f} MB", p.prediction->total.cross_die_bytes / 1e6).c_str(), dies.c_str());
+  }
+}
+
 }  // namespace
 
 int cmd_check(const std::vector<std::string>& args) {
@@ -172,6 +250,8 @@ int cmd_check(const std::vector<std::string>& args) {
        cxxopts::value<int>()->default_value("60"))
       ("details", "list every checked grid under each kernel")
       ("strict", "treat warnings (block-index uses that bypass swizzle_pid) as errors")
+      ("predict", "also predict each die's L2 hit rate and DRAM bytes for the built-in candidates (the locality model; "
+                  "needs the program's footprint section)")
       ("no-build", "do not build the programs for info (source checks and the mapping check only)")
       ("nvcc", "nvcc for the info build (default: PATH, then /usr/local/cuda/bin)", cxxopts::value<std::string>()->default_value(""))
       ("hipcc", "hipcc for the info build of .hip programs when there is no nvcc (default: PATH, then /opt/rocm/bin)",
@@ -205,6 +285,15 @@ int cmd_check(const std::vector<std::string>& args) {
     hw->dispatch = DispatchModel{"round_robin", {}, "assumed", fmt::format("round-robin over {} dies (--dies)", d)};
   }
   s.hw = *hw;
+  s.predict = r.count("predict") > 0;
+  if (s.predict) {
+    auto m = machine_model(s.hw);
+    if (!m) return report_error(m.error().message);
+    s.machine = *m;
+    s.footprint.host_compiler = r["host-cxx"].as<std::string>();
+    s.footprint.support_dir = support_dir();
+    s.footprint.cache_dir = default_footprint_cache_dir();
+  }
   if (auto g = r["grid"].as<std::string>(); !g.empty()) {
     auto grid = parse_tile_grid(g);
     if (!grid) return report_error("--grid " + grid.error().message);  // "--grid 0x4 is not a grid of positive sides"
@@ -300,11 +389,23 @@ int cmd_check(const std::vector<std::string>& args) {
         j["findings"].push_back({{"level", f.error ? "error" : "warning"}, {"line", f.line}, {"text", f.text}});
       j["program"] = {{"built", c->program && c->program->built}, {"note", c->program_note}};
       if (c->program && c->program->info) j["program"]["info"] = c->program->info->raw;
+      if (s.predict) {
+        j["predict_note"] = c->predict_note;
+        j["predictions"] = nlohmann::json::array();
+        for (const auto& p : c->predictions) {
+          nlohmann::json pj = p.prediction ? summary_json(*p.prediction) : nlohmann::json::object();
+          pj["order"] = p.label;
+          if (!p.error.empty()) pj["error"] = p.error;
+          pj["kind"] = "prediction";
+          j["predictions"].push_back(pj);
+        }
+      }
       out["kernels"].push_back(j);
     } else {
       std::printf("%s %s: %s\n", c->ok ? "PASS" : "FAIL", c->kernel.c_str(), c->summary.c_str());
       for (const auto& f : c->findings) std::printf("  %s\n", format_finding(c->kernel, f).c_str());
       std::printf("  %s\n", c->program_note.c_str());
+      if (s.predict) print_predictions(*c);
       if (r.count("details") && c->report) print_details(*c->report);
     }
     std::fflush(stdout);

@@ -45,21 +45,6 @@ Result<HardwareProfile> hardware_from_options(const std::string& arch_in, int di
   return hw;
 }
 
-std::vector<FamilyCandidate> all_family_candidates(const HardwareProfile& hw, TileGrid grid, const nlohmann::json& hints,
-                                                   RegionLanguage language) {
-  std::vector<FamilyCandidate> out;
-  for (const auto& seed : BuiltinProposer::seed_order(hw, grid, hints, language)) {
-    for (int p : BuiltinProposer::params_of(seed.family)) {
-      FamilyCandidate c = seed;
-      if (seed.family != "gqa_group" && seed.family != "col_major" && seed.family != "die_rr") c.param = p;
-      bool dup = false;
-      for (const auto& o : out) dup = dup || o.label() == c.label();
-      if (!dup) out.push_back(c);
-    }
-  }
-  return out;
-}
-
 Result<FamilyCandidate> parse_pattern(const std::string& text, const HardwareProfile& hw, const nlohmann::json& hints) {
   std::string family = text, param;
   if (auto c = text.find(':'); c != std::string::npos) {

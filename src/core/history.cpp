@@ -75,6 +75,7 @@ void to_json(nlohmann::json& j, const Attempt& a) {
   put_opt(j, "energy_ci_high", a.energy_ci_high);
   put_opt(j, "energy_significant", a.energy_significant);
   if (!a.recheck.empty()) j["recheck"] = a.recheck;
+  if (!a.predicted.empty()) j["predicted"] = a.predicted;
 }
 
 void from_json(const nlohmann::json& j, Attempt& a) {
@@ -94,6 +95,8 @@ void from_json(const nlohmann::json& j, Attempt& a) {
   a.stage_seconds = j.value("stage_seconds", std::map<std::string, double>{});
   a.started_at = j.value("started_at", "");
   a.wall_seconds = j.value("wall_seconds", 0.0);
+  a.predicted = j.value("predicted", nlohmann::json::object());
+  if (!a.predicted.is_object()) a.predicted = nlohmann::json::object();
   get_opt(j, "metrics", a.metrics);
   get_opt(j, "timing", a.timing);
   get_opt(j, "speedup", a.speedup);

@@ -123,6 +123,8 @@ StageResult AttemptPipeline::check(Attempt& a, const ValidRegion& region, const 
     const auto hash = mapping_hash(report->grids.front().mapping);
     a.mapping["mapping_hash"] = hash;
     a.mapping["tile_map"] = make_tile_map(grid, report->grids.front().mapping, setup_.hw);  // report.html's map
+    if (setup_.predictor)
+      if (auto p = setup_.predictor->predict(report->grids.front().mapping, a.label)) a.predicted = summary_json(*p);
     if (identity_hash_.empty()) identity_hash_ = identity_mapping_hash(grid);  // up to 2^26 pids: once
     if (hash == identity_hash_)
       return fail_stage(a, AttemptStatus::duplicate, "same mapping as the baseline (identity) on the kernel's grid");

@@ -11,6 +11,8 @@
 #include <chrono>
 
 #include "swizzleperf/core/mapping_check.h"
+#include "swizzleperf/model/footprint_source.h"
+#include "swizzleperf/model/machine_model.h"
 #include "swizzleperf/util/file_io.h"
 #include "swizzleperf/util/text.h"
 
@@ -73,7 +75,44 @@ MeasureSetup Optimizer::measure_setup(const ProgramInfo& program) const {
   s.objective = c.objective;
   s.host_cxx = c.host_cxx;
   s.baseline_dir = baseline_dir();
+  s.predictor = predictor_;
   return s;
+}
+
+ProposalContext Optimizer::proposal_context(TileGrid grid, const fs::path& dir, int iteration) const {
+  ProposalContext ctx{state_.kernel, grid, hw_, state_.history, dir, state_.run_dir, iteration};
+  ctx.predictor = predictor_.get();
+  return ctx;
+}
+
+void Optimizer::load_predictor(const ProgramInfo& program) {
+  if (predictor_) return;
+  const RunConfig& c = state_.history.config;
+  auto machine = machine_model(hw_);
+  if (!machine) {
+    spdlog::info("locality model: none ({})", machine.error().message);
+    return;
+  }
+  FootprintSourceOptions fo;
+  fo.host_compiler = c.host_cxx;
+  fo.support_dir = support_dir();
+  fo.cache_dir = default_footprint_cache_dir();
+  std::vector<long long> size(c.size.begin(), c.size.end());
+  auto fp = load_footprint(state_.kernel, size, fo, runner_);
+  if (!fp) {
+    spdlog::info("locality model: none ({})", fp.error().message);
+    return;
+  }
+  if (fp->launches.empty()) return;
+  auto p = std::make_shared<LocalityPredictor>(std::move(*fp), std::move(*machine), fast_sim_options());
+  if (p->main_grid().m != program.grid.m || p->main_grid().n != program.grid.n) {
+    spdlog::warn("locality model: none (the footprint's grid {}x{} is not the program's {}x{}: fix the footprint section)",
+                 p->main_grid().m, p->main_grid().n, program.grid.m, program.grid.n);
+    return;
+  }
+  predictor_ = std::move(p);
+  spdlog::info("locality model: ranking candidates by predicted L2 hit rate ({} launch(es) of {} simulated)",
+               predictor_->footprint().launches.size(), predictor_->footprint().launches_total);
 }
 
 Status Optimizer::start() {
@@ -117,10 +156,17 @@ Status Optimizer::measure_baseline() {
   auto info = AttemptPipeline(backend_, runner_, measure_setup({})).read_info(dir / "kernel", dir);
   if (!info) return info.error();
   state_.history.program_info = *info;
+  load_predictor(*info);
+  if (predictor_) {  // the baseline's prediction: its own region's order
+    MappingCheckOptions mo{state_.history.config.host_cxx, dir / "mapping", std::chrono::seconds(60)};
+    auto report = check_mapping(a.region, {info->grid}, hw_, mo, runner_, state_.kernel.language());
+    if (report && report->ok)
+      if (auto p = predictor_->predict(report->grids.front().mapping, a.label)) a.predicted = summary_json(*p);
+  }
   pipeline_ = std::make_unique<AttemptPipeline>(backend_, runner_, measure_setup(*info));
   // The grid is known now: the first candidates build while the baseline is measured.
   const int next = state_.history.next_iteration();
-  prefetch_lookahead({state_.kernel, info->grid, hw_, state_.history, attempt_dir(next), state_.run_dir, next});
+  prefetch_lookahead(proposal_context(info->grid, attempt_dir(next), next));
   StageResult r = pipeline_->measure_reference(a, dir / "kernel", dir);
   if (r.passed()) r = pipeline_->profile(a, dir / "kernel", dir);
   if (r.end == StageEnd::interrupted || interrupt_requested()) return interrupted_error();
@@ -188,7 +234,7 @@ Result<std::optional<Attempt>> Optimizer::next_attempt(int iteration) {
   const auto dir = attempt_dir(iteration);
   std::error_code ec;
   fs::create_directories(dir, ec);
-  ProposalContext ctx{state_.kernel, state_.history.program_info.grid, hw_, state_.history, dir, state_.run_dir, iteration};
+  const ProposalContext ctx = proposal_context(state_.history.program_info.grid, dir, iteration);
   prefetch_lookahead(ctx);  // this proposal's build too, if the baseline has not started it
   const auto p0 = std::chrono::steady_clock::now();
   auto proposal = proposer_.propose(ctx);
@@ -324,6 +370,7 @@ Result<OptimizeSummary> Optimizer::run() {
   } else {
     auto grid = h.program_info.checked_grid();
     if (!grid) return make_error(grid.error().message + " (in " + (state_.run_dir / "history.json").string() + ")");
+    load_predictor(h.program_info);
     pipeline_ = std::make_unique<AttemptPipeline>(backend_, runner_, measure_setup(h.program_info));
   }
   for (auto* o : observers_)

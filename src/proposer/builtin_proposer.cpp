@@ -2,6 +2,8 @@
 // one proposal serves every grid size; reflection is a pure function of the
 // history (which families broke or regressed, which member is best).
 #include "swizzleperf/proposer/builtin_proposer.h"
+#include "swizzleperf/proposer/family_order.h"
+#include "swizzleperf/util/hash.h"
 #include "swizzleperf/util/json_field.h"
 
 #include <fmt/format.h>
@@ -410,6 +412,48 @@ std::vector<FamilyCandidate> BuiltinProposer::seed_order_plain(const HardwarePro
   return order;
 }
 
+std::vector<FamilyCandidate> BuiltinProposer::all_candidates(const HardwareProfile& hw, TileGrid grid, const nlohmann::json& hints,
+                                                             RegionLanguage language) {
+  std::vector<FamilyCandidate> out;
+  for (const auto& seed : seed_order(hw, grid, hints, language))
+    for (int p : params_of(seed.family)) {
+      FamilyCandidate c = seed;
+      if (seed.family != "gqa_group" && seed.family != "col_major" && seed.family != "die_rr") c.param = p;
+      bool dup = false;
+      for (const auto& o : out) dup = dup || o.label() == c.label();
+      if (!dup) out.push_back(c);
+    }
+  return out;
+}
+
+namespace {
+struct Ranked {
+  FamilyCandidate candidate;
+  Prediction prediction;
+};
+// Every candidate with its prediction, best predicted L2 hit rate first (ties: fewer DRAM
+// bytes), one per distinct order (a family member that computes the same table as a
+// better-ranked one, or as the identity, is left out).
+std::vector<Ranked> rank_by_model(const ProposalContext& ctx, const nlohmann::json& hints) {
+  std::vector<Ranked> out;
+  std::set<std::string> seen{content_hash("")};
+  for (const auto& c : BuiltinProposer::all_candidates(ctx.hardware, ctx.grid, hints, ctx.kernel.language())) {
+    const auto table = family_order(c, ctx.grid, ctx.hardware.num_dies);
+    bool identity = true;
+    for (std::uint32_t i = 0; i < table.size() && identity; ++i) identity = table[i] == i;
+    const std::string key = identity ? content_hash("") : content_hash(std::string_view(reinterpret_cast<const char*>(table.data()), table.size() * 4));
+    if (!seen.insert(key).second) continue;
+    if (auto p = ctx.predictor->predict(table, c.label())) out.push_back({c, std::move(*p)});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Ranked& a, const Ranked& b) {
+    const double ha = a.prediction.l2_hit_pct(), hb = b.prediction.l2_hit_pct();
+    if (std::abs(ha - hb) > 1e-9) return ha > hb;
+    return a.prediction.total.dram_read_bytes < b.prediction.total.dram_read_bytes;
+  });
+  return out;
+}
+}  // namespace
+
 Result<Proposal> BuiltinProposer::propose(const ProposalContext& ctx) { return propose_assuming(ctx, {}); }
 
 // propose() as if the candidates in `assumed` (family, param) had been tried too, with
@@ -470,11 +514,32 @@ Result<Proposal> BuiltinProposer::propose_assuming(const ProposalContext& ctx,
 
   std::optional<FamilyCandidate> pick;
   std::string why;
-  // 1. Explore: one member of every family, best-first for this hardware.
   const nlohmann::json hints = hints_of(ctx.history);
+  // 0. With the locality model: the best-predicted untried candidate of a family still in play.
+  if (ctx.predictor) {
+    const auto ranked = rank_by_model(ctx, hints);
+    const double base = ctx.history.baseline && ctx.history.baseline->predicted.contains("l2_hit_pct") &&
+                                ctx.history.baseline->predicted["l2_hit_pct"].is_number()
+                            ? ctx.history.baseline->predicted["l2_hit_pct"].get<double>()
+                            : -1;
+    for (std::size_t i = 0; i < ranked.size() && !pick; ++i) {
+      const FamilyCandidate& c = ranked[i].candidate;
+      if (tried.count({c.family, c.param}) || !usable(c.family)) continue;
+      if (objective == Objective::time && family[c.family].tried && !family[c.family].faster) continue;
+      pick = c;
+      why = fmt::format("ranked {} of {} distinct orders by the locality model: predicted L2 hit {:.2f} %{}, DRAM read {:.1f} MB "
+                        "(a prediction for {} [{}], not a measurement)",
+                        i + 1, ranked.size(), ranked[i].prediction.l2_hit_pct(),
+                        base >= 0 ? fmt::format(" (the baseline's {:.2f} %)", base) : std::string(),
+                        ranked[i].prediction.total.dram_read_bytes / 1e6, ctx.predictor->machine().arch,
+                        ctx.predictor->machine().name);
+    }
+    if (!pick) return exhausted_error("every distinct order the locality model ranked was tried, or its family was dropped");
+  }
+  // 1. Explore: one member of every family, best-first for this hardware.
   const auto seeds = seed_order(ctx.hardware, ctx.grid, hints, ctx.kernel.language());
   for (const auto& c : seeds)
-    if (!family[c.family].tried && usable(c.family)) {
+    if (!pick && !family[c.family].tried && usable(c.family)) {
       pick = c;
       why = fmt::format("exploring family {} (first member) — it is next in the best-first order for {} with {} die(s), dispatch {} [{}]",
                         c.family, ctx.hardware.arch, ctx.hardware.num_dies, ctx.hardware.dispatch.kind,

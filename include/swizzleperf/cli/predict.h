@@ -22,12 +22,6 @@ namespace swz::cli {
 // the hardware profile both check and predict model.
 Result<HardwareProfile> hardware_from_options(const std::string& arch, int dies, const std::string& probe_file);
 
-// Every built-in candidate for this machine and grid: each family of the best-first order
-// with each of its parameters (topo_group only with a measured table; none for a 1-D grid
-// beyond the die remaps).
-std::vector<FamilyCandidate> all_family_candidates(const HardwareProfile& hw, TileGrid grid, const nlohmann::json& hints,
-                                                   RegionLanguage language);
-
 // "grouped_m(G=8)", "grouped_m:8", "die_rr", "identity" -> a candidate (identity: family
 // "identity"); an Error lists the families.
 Result<FamilyCandidate> parse_pattern(const std::string& text, const HardwareProfile& hw, const nlohmann::json& hints);

@@ -78,6 +78,10 @@ struct Attempt {
   std::optional<double> energy_ci_high;
   std::optional<bool> energy_significant;
   nlohmann::json recheck = nlohmann::json::object();  // per-round times, rounds, one-shot speedup
+  // The locality model's prediction for this order (model/prediction.h summary_json: L2 hit
+  // %, DRAM bytes, cross-die bytes, per die), made before it ran; empty when the program
+  // declares no footprint. Kept beside `metrics` so every run measures the model's error.
+  nlohmann::json predicted = nlohmann::json::object();
   std::map<std::string, double> stage_seconds;  // propose, check, build, verify, time, profile
   std::string started_at;            // ISO-8601 UTC
   double wall_seconds = 0;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "swizzleperf/backend/backend.h"
+#include "swizzleperf/model/locality_predictor.h"
 #include "swizzleperf/core/hardware.h"
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/program_info.h"
@@ -51,6 +52,9 @@ struct MeasureSetup {
   std::string host_cxx = "c++";
   std::filesystem::path baseline_dir;  // the baseline's attempt dir: its output reference
   RegionLanguage language = RegionLanguage::cpp;  // the program's: its copies are kernel.hip or kernel.py
+  // The locality model for this program, size and machine; null when the program declares
+  // no footprint. The check stage records each attempt's prediction (Attempt::predicted).
+  std::shared_ptr<const LocalityPredictor> predictor;
 };
 
 enum class StageEnd {

@@ -50,6 +50,10 @@ class Optimizer {
   Error machine_failure(const std::string& why) const;      // state "failed", saved; returns e (or the save's error)
   OptimizeSummary summary() const;
   void prefetch_lookahead(const ProposalContext& ctx);
+  // The locality model for the run's program and size (model/): its footprint section
+  // compiled on the host; none (a log line says why) when the program declares no footprint.
+  void load_predictor(const ProgramInfo& program);
+  ProposalContext proposal_context(TileGrid grid, const std::filesystem::path& dir, int iteration) const;
   std::filesystem::path attempt_dir(int iteration) const;
   std::filesystem::path baseline_dir() const { return state_.run_dir / "baseline"; }
   // The name of a program copy in an attempt dir: kernel.hip, or kernel.py for a Triton program.
@@ -64,6 +68,7 @@ class Optimizer {
   HardwareProfile hw_;
   std::unique_ptr<AttemptPipeline> pipeline_;  // once the program's info is known
   std::unique_ptr<BuildPool> pool_;            // lives for one run()
+  std::shared_ptr<const LocalityPredictor> predictor_;  // null: the program declares no footprint
   RunEnd end_ = RunEnd::completed;
 };
 

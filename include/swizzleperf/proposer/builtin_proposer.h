@@ -5,7 +5,10 @@
 // their grid columns are separate problems (attention: one (batch, head) per column),
 // column-major order, longest-first for causal work and GQA-group order — instantiated from the
 // hardware profile and the tile grid, proposed best-first. All state is derived
-// from the history, so a resumed run continues exactly where it stopped.
+// from the history, so a resumed run continues exactly where it stopped. With the locality
+// model (ProposalContext::predictor) every family and parameter is predicted and the
+// candidates are tried best-predicted first, skipping families that broke, regressed or
+// (objective time) were measured and not faster.
 #pragma once
 
 #include <set>
@@ -49,6 +52,11 @@ class BuiltinProposer final : public Proposer {
                                                  const nlohmann::json& hints = nlohmann::json::object(),
                                                  RegionLanguage language = RegionLanguage::cpp);
   static std::vector<int> params_of(const std::string& family);
+  // Every candidate: each family of seed_order with each of its parameters (the locality
+  // model ranks them all; without it the proposer explores seed_order and refines).
+  static std::vector<FamilyCandidate> all_candidates(const HardwareProfile& hw, TileGrid grid,
+                                                     const nlohmann::json& hints = nlohmann::json::object(),
+                                                     RegionLanguage language = RegionLanguage::cpp);
 
  private:
   Result<Proposal> propose_assuming(const ProposalContext& context, const std::set<std::pair<std::string, int>>& assumed);

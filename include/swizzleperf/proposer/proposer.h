@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "swizzleperf/model/locality_predictor.h"
 #include "swizzleperf/core/hardware.h"
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/kernel_source.h"
@@ -25,6 +26,9 @@ struct ProposalContext {
   std::filesystem::path attempt_dir;  // prompts/replies may be saved here
   std::filesystem::path run_dir;      // per-run caches (e.g. the memory analysis)
   int iteration = 1;
+  // The locality model for this program (null: none): the built-in proposer ranks its
+  // candidates by it.
+  const LocalityPredictor* predictor = nullptr;
 };
 
 struct Proposal {
