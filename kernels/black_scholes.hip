@@ -26,7 +26,47 @@ SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {
 }
 // swizzleperf:end
 
+// swizzleperf:footprint-begin
 constexpr int kThreads = 256, kPerThread = 4, kPerBlock = kThreads * kPerThread;
+
+// Tile (0, t) prices options [t * kPerBlock, +kPerBlock) (clamped to N): it reads that slice
+// of S, X and T and writes the same slice of the call half and of the put half of the output
+// (one span of two runs, N floats apart, written side by side). Each thread takes 4 options
+// kThreads apart, so the block sweeps its slice in 4 coalesced steps.
+class BlackScholesFootprint : public SwzFootprintSpec {
+ public:
+  enum { kS, kX, kT, kOut };
+  SwzSize default_size() const override { return {1ll << 29}; }
+  std::vector<SwzBuffer> buffers(const SwzSize& s) const override {
+    const unsigned long long n = static_cast<unsigned long long>(s[0]);
+    return {{"S", 4 * n}, {"X", 4 * n}, {"T", 4 * n}, {"out", 8 * n}};
+  }
+  SwzFootprintGrid grid(const SwzSize& s, unsigned) const override {
+    return {1, (static_cast<unsigned long long>(s[0]) + kPerBlock - 1) / kPerBlock};
+  }
+  // __launch_bounds__(kThreads) alone bounds registers at 65536 / 256 = 256, no tighter than
+  // the per-thread maximum: 0 (unknown). No shared memory.
+  SwzBlockUse block(const SwzSize&, unsigned) const override { return {kThreads, 0, 0}; }
+  const char* size_error(const SwzSize& s) const override {
+    if ((s[0] + kPerBlock - 1) / kPerBlock >= (1ll << 31)) return "N must be below 2^41";
+    return nullptr;
+  }
+  void tile(const SwzSize& s, unsigned, unsigned long long, unsigned long long tn,
+            SwzTileFootprint& out) const override {
+    const unsigned long long n = static_cast<unsigned long long>(s[0]);
+    const unsigned long long i0 = tn * kPerBlock, cnt = swz_fp_clamp(i0, kPerBlock, n);
+    out.read(kS, 4 * i0, 4 * cnt);
+    out.read(kX, 4 * i0, 4 * cnt);
+    out.read(kT, 4 * i0, 4 * cnt);
+    out.write(kOut, 4 * i0, 4 * cnt, 4 * n, 2, SwzWalk::parallel);  // call[i], put[i]
+  }
+};
+const SwzFootprintSpec& swz_footprint_spec() {
+  static const BlackScholesFootprint spec;
+  return spec;
+}
+// swizzleperf:footprint-end
+
 constexpr float kRate = 0.02f, kVol = 0.30f;
 
 __device__ __forceinline__ float cnd(float d) {
@@ -65,11 +105,15 @@ class BlackScholesProgram : public SwzProgram {
   // ~3.2 ms at the H100's 3.35 TB/s peak, ~3.7 ms at the ~2.9 TB/s a stream reaches; the
   // math (log, exp, sqrt, 4 erfc) is far below the FP32 roof. A larger N would get closer
   // to 5 ms but makes setup (host RNG over 3N values) and a dump (8N bytes) heavier still.
-  SwzSize default_size() const override { return {1ll << 29}; }
+  SwzSize default_size() const override { return swz_footprint_spec().default_size(); }
   std::vector<SwzSize> verify_sizes() const override {
     return {{1}, {1000}, {1024}, {1025}, {4097}, {100003}, {262144}};
   }
-  SwizzleGrid grid(const SwzSize& s) const override { return {1u, swz_ceil_div(s[0], kPerBlock)}; }
+  SwizzleGrid grid(const SwzSize& s) const override {
+    const SwzFootprintGrid g = swz_footprint_spec().grid(s, 0);
+    return {static_cast<unsigned>(g.m), static_cast<unsigned>(g.n)};
+  }
+  const SwzFootprintSpec* footprint() const override { return &swz_footprint_spec(); }
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     return 20ull * static_cast<unsigned long long>(s[0]);
   }
@@ -118,10 +162,7 @@ class BlackScholesProgram : public SwzProgram {
   // swapped or missing tile errs by O(1) (prices spread over [0, 100]) or leaves NaN poison.
   SwzTol tolerance(const SwzSize&) const override { return {2e-3, 0.0}; }
 
-  const char* size_error(const SwzSize& s) const override {
-    if ((s[0] + kPerBlock - 1) / kPerBlock >= (1ll << 31)) return "N must be below 2^41";
-    return nullptr;
-  }
+  const char* size_error(const SwzSize& s) const override { return swz_footprint_spec().size_error(s); }
 
  private:
   long long n_ = 0;

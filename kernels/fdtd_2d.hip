@@ -40,7 +40,94 @@ SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {
 }
 // swizzleperf:end
 
-constexpr int kTile = 32, kThreads = 256, kRowStep = kThreads / kTile;  // 8 rows per sweep
+// swizzleperf:footprint-begin
+constexpr int kTile = 32, kThreads = 256;
+constexpr int kKernelsPerStep = 3;  // fdtd_ey_kernel, fdtd_ex_kernel, fdtd_hz_kernel
+
+// 3 * STEPS launches, launch l = 3 * t + kind (kind 0: ey, 1: ex, 2: hz), all over the tile
+// grid m = ceil(NX / 32) by n = ceil(NY / 32). Buffers as run() passes them: the pristine
+// ex0, ey0, hz0 (read as the sources of step 0) and the output buffer holding the working
+// ex, ey and hz fields one after another (each NX * NY floats). Tile (tm, tn) covers rows
+// i in [r0, r0 + rows), columns j in [c0, c0 + cols) (32 each, clamped), swept 8 rows
+// at a time, and writes its cells of the launch's field as it goes. Its reads, cell by cell
+// as the kernels do:
+//   ey: rows i >= 1 only (row 0 is set to fict[t], nothing read): ey_src[i][j], hz[i][j] and
+//       hz[i-1][j], so ey_src rows [max(r0, 1), end) and hz rows [max(r0, 1) - 1, end);
+//   ex: ex_src[i][j] everywhere; for j >= 1 hz[i][j] and hz[i][j-1], so hz columns
+//       [max(c0, 1) - 1, c0 + cols);
+//   hz: hz_src[i][j] everywhere; for i < NX-1 and j < NY-1 (the interior part of the tile,
+//       rows [r0, ri), columns [c0, ci)) ex[i][j], ex[i][j+1] (columns [c0, ci] of rows
+//       [r0, ri)) and ey[i][j], ey[i+1][j] (rows [r0, ri] of columns [c0, ci)).
+// Step 0 reads the pristine fields as ey_src / ex_src / hz_src (hz reads the new ex and ey
+// of the same step); later steps read and write the working fields in place.
+class Fdtd2dFootprint : public SwzFootprintSpec {
+ public:
+  enum { kEx0, kEy0, kHz0, kOut };
+  SwzSize default_size() const override { return {4096, 4096, 20}; }
+  std::vector<SwzBuffer> buffers(const SwzSize& s) const override {
+    const unsigned long long f = 4ull * s[0] * s[1];
+    return {{"ex0", f}, {"ey0", f}, {"hz0", f}, {"out", 3 * f}};
+  }
+  unsigned launches(const SwzSize& s) const override { return kKernelsPerStep * static_cast<unsigned>(s[2]); }
+  SwzFootprintGrid grid(const SwzSize& s, unsigned) const override {
+    return {(s[0] + kTile - 1ull) / kTile, (s[1] + kTile - 1ull) / kTile};
+  }
+  // No shared memory; __launch_bounds__(256) alone bounds registers at 256, no tighter than
+  // the per-thread maximum: 0 (unknown).
+  SwzBlockUse block(const SwzSize&, unsigned) const override { return {kThreads, 0, 0}; }
+  const char* size_error(const SwzSize& s) const override {
+    if (s[0] >= (1ll << 31) - kTile || s[1] >= (1ll << 31) - kTile)
+      return "NX and NY must be below 2^31 - 32";
+    if (s[2] > 100000) return "STEPS must be at most 100000";
+    if ((s[0] + kTile - 1) / kTile * ((s[1] + kTile - 1) / kTile) >= (1ll << 31))
+      return "tiles_m * tiles_n must be below 2^31";
+    return nullptr;
+  }
+  void tile(const SwzSize& s, unsigned launch, unsigned long long tm, unsigned long long tn,
+            SwzTileFootprint& out) const override {
+    const unsigned long long NX = s[0], NY = s[1], f = 4 * NX * NY;
+    const unsigned step = launch / kKernelsPerStep, kind = launch % kKernelsPerStep;
+    const unsigned long long ex_off = 0, ey_off = f, hz_off = 2 * f;  // working fields in out
+    // Sources: the pristine buffer (the field at offset 0) at step 0, else the working field.
+    const unsigned ex_src = step == 0 ? kEx0 : kOut, ey_src = step == 0 ? kEy0 : kOut,
+                   hz_src = step == 0 ? kHz0 : kOut;
+    const unsigned long long ex_src_off = step == 0 ? 0 : ex_off, ey_src_off = step == 0 ? 0 : ey_off,
+                             hz_src_off = step == 0 ? 0 : hz_off;
+    const unsigned long long r0 = tm * kTile, c0 = tn * kTile;
+    const unsigned long long rows = swz_fp_clamp(r0, kTile, NX), cols = swz_fp_clamp(c0, kTile, NY);
+    const unsigned long long end_r = r0 + rows, end_c = c0 + cols;
+    const unsigned long long cell = 4 * (r0 * NY + c0), pitch = 4 * NY;
+    if (kind == 0) {  // ey
+      const unsigned long long a = r0 > 0 ? r0 : 1;  // first row that reads
+      if (a < end_r) {
+        out.read(hz_src, hz_src_off + 4 * ((a - 1) * NY + c0), 4 * cols, pitch, end_r - a + 1, SwzWalk::runs);
+        out.read(ey_src, ey_src_off + 4 * (a * NY + c0), 4 * cols, pitch, end_r - a, SwzWalk::runs);
+      }
+      out.write(kOut, ey_off + cell, 4 * cols, pitch, rows, SwzWalk::runs);
+    } else if (kind == 1) {  // ex
+      const unsigned long long a = c0 > 0 ? c0 : 1;  // first column that reads hz
+      if (a < end_c)
+        out.read(hz_src, hz_src_off + 4 * (r0 * NY + a - 1), 4 * (end_c - a + 1), pitch, rows, SwzWalk::runs);
+      out.read(ex_src, ex_src_off + cell, 4 * cols, pitch, rows, SwzWalk::runs);
+      out.write(kOut, ex_off + cell, 4 * cols, pitch, rows, SwzWalk::runs);
+    } else {  // hz
+      const unsigned long long ri = swz_fp_min(end_r, NX - 1), ci = swz_fp_min(end_c, NY - 1);
+      if (ri > r0 && ci > c0) {
+        out.read(kOut, ex_off + cell, 4 * (ci - c0 + 1), pitch, ri - r0, SwzWalk::runs);
+        out.read(kOut, ey_off + cell, 4 * (ci - c0), pitch, ri - r0 + 1, SwzWalk::runs);
+      }
+      out.read(hz_src, hz_src_off + cell, 4 * cols, pitch, rows, SwzWalk::runs);
+      out.write(kOut, hz_off + cell, 4 * cols, pitch, rows, SwzWalk::runs);
+    }
+  }
+};
+const SwzFootprintSpec& swz_footprint_spec() {
+  static const Fdtd2dFootprint spec;
+  return spec;
+}
+// swizzleperf:footprint-end
+
+constexpr int kRowStep = kThreads / kTile;  // 8 rows per sweep
 
 // The tile this block updates: first row and this thread's column; false when the
 // swizzle is out of range or the column is outside the grid.
@@ -106,14 +193,17 @@ class Fdtd2dProgram : public SwzProgram {
   // One step moves ~40 bytes per cell (ey: read ey, hz, write ey; ex likewise; hz: read ex,
   // ey, hz, write hz) = 671 MB, ~0.2 ms at 3.35 TB/s, ~0.23 ms in practice. 20 steps
   // (60 launches): ~4.6 ms per pass.
-  SwzSize default_size() const override { return {4096, 4096, 20}; }
+  SwzSize default_size() const override { return swz_footprint_spec().default_size(); }
   std::vector<SwzSize> verify_sizes() const override {
     return {{1, 70, 3},  {70, 1, 3},   {1, 1, 2},     {2, 2, 2},       {32, 32, 1},
             {33, 65, 4}, {64, 64, 5}, {130, 97, 6}, {257, 131, 10}};
   }
+  // The three kernels of every step have the same grid.
   SwizzleGrid grid(const SwzSize& s) const override {
-    return {swz_ceil_div(s[0], kTile), swz_ceil_div(s[1], kTile)};
+    const SwzFootprintGrid g = swz_footprint_spec().grid(s, 0);
+    return {static_cast<unsigned>(g.m), static_cast<unsigned>(g.n)};
   }
+  const SwzFootprintSpec* footprint() const override { return &swz_footprint_spec(); }
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     // pristine ex, ey, hz read once + working ex, ey, hz
     return 24ull * static_cast<unsigned long long>(s[0]) * s[1];
@@ -123,8 +213,8 @@ class Fdtd2dProgram : public SwzProgram {
   std::vector<unsigned long long> launch_footprints_bytes(const SwzSize& s) const override {
     const unsigned long long f = 4ull * static_cast<unsigned long long>(s[0]) * s[1];  // one field
     std::vector<unsigned long long> v;
-    for (long long t = 0; t < s[2]; ++t) {
-      const unsigned long long extra = t == 0 ? f : 0;
+    for (unsigned l = 0; l < swz_footprint_spec().launches(s); l += kKernelsPerStep) {
+      const unsigned long long extra = l == 0 ? f : 0;
       v.push_back(2 * f + extra);  // ey
       v.push_back(2 * f + extra);  // ex
       v.push_back(3 * f + extra);  // hz
@@ -214,14 +304,7 @@ class Fdtd2dProgram : public SwzProgram {
     return {4.0 * 1.1920928955078125e-7 * st * st, 0.0};
   }
 
-  const char* size_error(const SwzSize& s) const override {
-    if (s[0] >= (1ll << 31) - kTile || s[1] >= (1ll << 31) - kTile)
-      return "NX and NY must be below 2^31 - 32";
-    if (s[2] > 100000) return "STEPS must be at most 100000";
-    if ((s[0] + kTile - 1) / kTile * ((s[1] + kTile - 1) / kTile) >= (1ll << 31))
-      return "tiles_m * tiles_n must be below 2^31";
-    return nullptr;
-  }
+  const char* size_error(const SwzSize& s) const override { return swz_footprint_spec().size_error(s); }
 
  private:
   int nx_ = 0, ny_ = 0, steps_ = 0;

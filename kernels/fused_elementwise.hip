@@ -22,9 +22,56 @@ SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {
 }
 // swizzleperf:end
 
+// swizzleperf:footprint-begin
 constexpr int kThreads = 256;
 constexpr int kTileRows = 32;
 constexpr int kTileCols = kThreads * 4;  // 1024
+constexpr int kMinBlocksPerSm = 4;  // __launch_bounds__(kThreads, kMinBlocksPerSm)
+
+// Tile (tm, tn) covers rows 32*tm.. (clamped to R) and columns 1024*tn.. (clamped to C): it
+// reads its scale and bias slice once at the start, then walks its rows four at a
+// time, reading x and residual and writing out row by row (threads past C load nothing).
+class FusedElementwiseFootprint : public SwzFootprintSpec {
+ public:
+  enum { kX, kResidual, kScale, kBias, kOut };
+  SwzSize default_size() const override { return {32768, 32768}; }
+  std::vector<SwzBuffer> buffers(const SwzSize& s) const override {
+    const unsigned long long mat = 4ull * s[0] * s[1], vec = 4ull * s[1];
+    return {{"x", mat}, {"residual", mat}, {"scale", vec}, {"bias", vec}, {"out", mat}};
+  }
+  SwzFootprintGrid grid(const SwzSize& s, unsigned) const override {
+    return {(s[0] + kTileRows - 1ull) / kTileRows, (s[1] + kTileCols - 1ull) / kTileCols};
+  }
+  // No shared memory; __launch_bounds__(256, 4): at most 65536 / (256 * 4) = 64 registers.
+  SwzBlockUse block(const SwzSize&, unsigned) const override {
+    return {kThreads, 0, 65536u / (kThreads * kMinBlocksPerSm)};
+  }
+  // Sizes must fit the kernel's int indexing and a 1-D grid.
+  const char* size_error(const SwzSize& s) const override {
+    if (s[0] >= (1ll << 31) - kTileRows || s[1] >= (1ll << 31) - kTileCols)
+      return "R and C must be below 2^31 - 1024";
+    if ((s[0] + kTileRows - 1) / kTileRows * ((s[1] + kTileCols - 1) / kTileCols) >= (1ll << 31))
+      return "tiles_m * tiles_n must be below 2^31";
+    return nullptr;
+  }
+  void tile(const SwzSize& s, unsigned, unsigned long long tm, unsigned long long tn,
+            SwzTileFootprint& out) const override {
+    const unsigned long long R = s[0], C = s[1];
+    const unsigned long long r0 = tm * kTileRows, c0 = tn * kTileCols;
+    const unsigned long long rows = swz_fp_clamp(r0, kTileRows, R), cols = swz_fp_clamp(c0, kTileCols, C);
+    out.read(kScale, 4 * c0, 4 * cols, 0, 1, SwzWalk::once);
+    out.read(kBias, 4 * c0, 4 * cols, 0, 1, SwzWalk::once);
+    out.read(kX, 4 * (r0 * C + c0), 4 * cols, 4 * C, rows, SwzWalk::runs);
+    out.read(kResidual, 4 * (r0 * C + c0), 4 * cols, 4 * C, rows, SwzWalk::runs);
+    out.write(kOut, 4 * (r0 * C + c0), 4 * cols, 4 * C, rows, SwzWalk::runs);
+  }
+};
+const SwzFootprintSpec& swz_footprint_spec() {
+  static const FusedElementwiseFootprint spec;
+  return spec;
+}
+// swizzleperf:footprint-end
+
 constexpr int kRowsInFlight = 4;
 
 __device__ __forceinline__ float gelu(float u) {
@@ -47,7 +94,7 @@ __device__ __forceinline__ float4 load4(const float* __restrict__ p, int C, int 
 }
 
 // At least 4 blocks per SM (caps registers at 64: 80 otherwise, 3 blocks, fewer loads in flight).
-__global__ void __launch_bounds__(kThreads, 4)
+__global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
 fused_elementwise_kernel(const float* __restrict__ x, const float* __restrict__ residual,
                          const float* __restrict__ scale, const float* __restrict__ bias,
                          float* __restrict__ out, int R, int C, SwizzleGrid grid) {
@@ -98,7 +145,7 @@ fused_elementwise_kernel(const float* __restrict__ x, const float* __restrict__ 
 class FusedElementwiseProgram : public SwzProgram {
  public:
   FusedElementwiseProgram() : SwzProgram("fused_elementwise", "fused_elementwise_kernel") {}
-  SwzSize default_size() const override { return {32768, 32768}; }
+  SwzSize default_size() const override { return swz_footprint_spec().default_size(); }
   // Small and ragged: 1 row / 1 column, R not a multiple of 32 or of the 4 rows in flight,
   // C not a multiple of 4 (scalar path) or of 1024 (partial tile column), C % 4 == 0 but
   // ragged (vector path with a partial tile).
@@ -107,8 +154,10 @@ class FusedElementwiseProgram : public SwzProgram {
             {3, 6}, {130, 4100}};
   }
   SwizzleGrid grid(const SwzSize& s) const override {
-    return {swz_ceil_div(s[0], kTileRows), swz_ceil_div(s[1], kTileCols)};
+    const SwzFootprintGrid g = swz_footprint_spec().grid(s, 0);
+    return {static_cast<unsigned>(g.m), static_cast<unsigned>(g.n)};
   }
+  const SwzFootprintSpec* footprint() const override { return &swz_footprint_spec(); }
   // x and residual read, out written, scale and bias read.
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     return 4ull * (3ull * s[0] * s[1] + 2ull * s[1]);
@@ -156,14 +205,8 @@ class FusedElementwiseProgram : public SwzProgram {
   // (another row's residual, another column's scale) errs by O(0.1..1); a missing tile is NaN.
   SwzTol tolerance(const SwzSize&) const override { return {32 * 1.1920928955078125e-7, 0.0}; }
 
-  // Sizes must fit the kernel's int indexing and a 1-D grid.
-  const char* size_error(const SwzSize& s) const override {
-    if (s[0] >= (1ll << 31) - kTileRows || s[1] >= (1ll << 31) - kTileCols)
-      return "R and C must be below 2^31 - 1024";
-    if ((s[0] + kTileRows - 1) / kTileRows * ((s[1] + kTileCols - 1) / kTileCols) >= (1ll << 31))
-      return "tiles_m * tiles_n must be below 2^31";
-    return nullptr;
-  }
+  // Sizes must fit the kernel's int indexing and a 1-D grid (the footprint's checks).
+  const char* size_error(const SwzSize& s) const override { return swz_footprint_spec().size_error(s); }
 
  private:
   int R_ = 0, C_ = 0;

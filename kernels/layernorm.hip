@@ -28,10 +28,64 @@ SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {
 }
 // swizzleperf:end
 
+// swizzleperf:footprint-begin
 constexpr int kThreads = 256;
 constexpr int kSlots = 2;                      // float4 slots per thread
 constexpr int kPerThread = 4 * kSlots;         // 8 floats per thread
 constexpr int kChunk = kThreads * kPerThread;  // 2048 columns per block
+
+// Two launches, both over the tile grid m = R rows by n = ceil(C / kChunk) chunks. Tile
+// (row, k) covers columns [k * kChunk, +kChunk) of its row, clamped to C.
+//   launch 0 (partials): loads its x chunk at the start, writes its float2 partial
+//     part[row * n + k] at the end;
+//   launch 1 (normalize): loads its x chunk and its row's n partials (thread 0) at the start,
+//     then after the barrier the w and b chunks, and writes its out chunk.
+class LayernormFootprint : public SwzFootprintSpec {
+ public:
+  enum { kX, kW, kB, kPart, kOut };
+  SwzSize default_size() const override { return {65536, 16384}; }
+  std::vector<SwzBuffer> buffers(const SwzSize& s) const override {
+    const unsigned long long mat = 4ull * s[0] * s[1], vec = 4ull * s[1];
+    const SwzFootprintGrid g = grid(s, 0);
+    return {{"x", mat}, {"w", vec}, {"b", vec}, {"part", 8ull * g.m * g.n}, {"out", mat}};
+  }
+  unsigned launches(const SwzSize&) const override { return 2; }
+  SwzFootprintGrid grid(const SwzSize& s, unsigned) const override {
+    return {static_cast<unsigned long long>(s[0]), (s[1] + kChunk - 1ull) / kChunk};
+  }
+  // 256 threads; shared memory: launch 0 the float sh[kThreads] of block_sum, launch 1 the
+  // float stats[2]. __launch_bounds__(256) alone bounds registers at 256, no tighter than the
+  // per-thread maximum: 0 (unknown).
+  SwzBlockUse block(const SwzSize&, unsigned launch) const override {
+    return {kThreads, launch == 0 ? 4ull * kThreads : 4ull * 2, 0};
+  }
+  // Sizes must fit the kernels' int indexing and a 1-D grid.
+  const char* size_error(const SwzSize& s) const override {
+    if (s[0] >= (1ll << 31) || s[1] >= (1ll << 31) - kChunk) return "R and C must be below 2^31 - 2048";
+    if (s[0] * ((s[1] + kChunk - 1) / kChunk) >= (1ll << 31)) return "R * chunks must be below 2^31";
+    return nullptr;
+  }
+  void tile(const SwzSize& s, unsigned launch, unsigned long long row, unsigned long long k,
+            SwzTileFootprint& out) const override {
+    const unsigned long long C = s[1], n = grid(s, launch).n;
+    const unsigned long long c0 = k * kChunk, cols = swz_fp_clamp(c0, kChunk, C);
+    out.read(kX, 4 * (row * C + c0), 4 * cols, 0, 1, SwzWalk::once);
+    if (launch == 0) {
+      out.write(kPart, 8 * (row * n + k), 8, 0, 1, SwzWalk::once);
+      return;
+    }
+    out.read(kPart, 8 * row * n, 8 * n, 0, 1, SwzWalk::once);
+    out.read(kW, 4 * c0, 4 * cols, 0, 1, SwzWalk::runs);
+    out.read(kB, 4 * c0, 4 * cols, 0, 1, SwzWalk::runs);
+    out.write(kOut, 4 * (row * C + c0), 4 * cols, 0, 1, SwzWalk::runs);
+  }
+};
+const SwzFootprintSpec& swz_footprint_spec() {
+  static const LayernormFootprint spec;
+  return spec;
+}
+// swizzleperf:footprint-end
+
 constexpr float kEps = 1e-5f;
 
 // Loads this thread's 8 elements of the chunk starting at column c0. Slot s covers columns
@@ -157,16 +211,19 @@ layernorm_normalize_kernel(const float* __restrict__ x, const float* __restrict_
 class LayernormProgram : public SwzProgram {
  public:
   LayernormProgram() : SwzProgram("layernorm", "layernorm_.*") {}
-  SwzSize default_size() const override { return {65536, 16384}; }
+  SwzSize default_size() const override { return swz_footprint_spec().default_size(); }
   // Small and ragged: 1 row / 1 column, C not a multiple of 4 (scalar path) or of 2048
   // (partial last chunk), C % 4 == 0 but ragged (vector path with a partial chunk), C = 2, 3.
   std::vector<SwzSize> verify_sizes() const override {
     return {{4, 2048}, {1, 1}, {3, 1}, {1, 5000}, {17, 4099}, {9, 2052}, {33, 6144}, {5, 2},
             {7, 3}, {2, 10241}};
   }
+  // Both launches have the same grid.
   SwizzleGrid grid(const SwzSize& s) const override {
-    return {static_cast<unsigned>(s[0]), swz_ceil_div(s[1], kChunk)};
+    const SwzFootprintGrid g = swz_footprint_spec().grid(s, 0);
+    return {static_cast<unsigned>(g.m), static_cast<unsigned>(g.n)};
   }
+  const SwzFootprintSpec* footprint() const override { return &swz_footprint_spec(); }
   // x read (both passes count once), out written, w and b read, partials written and read.
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     const SwizzleGrid g = grid(s);
@@ -255,12 +312,8 @@ class LayernormProgram : public SwzProgram {
     return {(d + 8.0) * eps * (max_w * (2.0 * rstd_max * max_x + z_max) + y_max), 0.0};
   }
 
-  // Sizes must fit the kernels' int indexing and a 1-D grid.
-  const char* size_error(const SwzSize& s) const override {
-    if (s[0] >= (1ll << 31) || s[1] >= (1ll << 31) - kChunk) return "R and C must be below 2^31 - 2048";
-    if (s[0] * ((s[1] + kChunk - 1) / kChunk) >= (1ll << 31)) return "R * chunks must be below 2^31";
-    return nullptr;
-  }
+  // Sizes must fit the kernels' int indexing and a 1-D grid (the footprint's checks).
+  const char* size_error(const SwzSize& s) const override { return swz_footprint_spec().size_error(s); }
 
  private:
   void row_stats(const float* xr, double* mean, double* var) const {

@@ -42,11 +42,77 @@ SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {
 }
 // swizzleperf:end
 
+// swizzleperf:footprint-begin
 constexpr int kTile = 64, kThreads = kTile;  // one thread per tile row
-constexpr int kMatch = 3, kMismatch = -3, kGap = 2;
 // Shared tile with its border row/column: (kTile + 1) rows, stride kTile + 2 so the cells
 // of one inner anti-diagonal ((r, c) with r + c fixed) fall in distinct banks.
 constexpr int kStride = kTile + 2;
+
+// One launch per tile anti-diagonal d = ti + tj, d = 0 .. tiles_m + tiles_n - 2, in order.
+// Launch d's grid is what its kernel's swizzle sees, {m = 1, n = count}: its tile (0, t) is
+// matrix tile (ti, tj) = (lo + t, d - lo - t) with lo = max(0, d - tiles_n + 1) and
+// count = min(d, tiles_m - 1) - lo + 1 (so a launch's tile ids are positions along its
+// diagonal, not matrix tile coordinates). Matrix tile (ti, tj) covers H rows
+// [64 ti, +64) and columns [64 tj, +64) (0-based, clamped to L1 x L2). At its start it
+// reads its a and b letters, the row of H above it (with the corner cell to its left) and
+// the column of H to its left, each only where it exists (H's first row/column have
+// zeros for borders, which are not read); after the 127 inner steps in shared memory it
+// writes its cells of H row by row.
+class SmithWatermanFootprint : public SwzFootprintSpec {
+ public:
+  enum { kA, kB, kH };
+  SwzSize default_size() const override { return {8192, 8192}; }
+  std::vector<SwzBuffer> buffers(const SwzSize& s) const override {
+    const unsigned long long l1 = static_cast<unsigned long long>(s[0]), l2 = static_cast<unsigned long long>(s[1]);
+    return {{"a", l1}, {"b", l2}, {"H", 4 * l1 * l2}};
+  }
+  unsigned launches(const SwzSize& s) const override {
+    return static_cast<unsigned>(tiles(s[0]) + tiles(s[1]) - 1);
+  }
+  SwzFootprintGrid grid(const SwzSize& s, unsigned d) const override { return {1, hi(s, d) - lo(s, d) + 1}; }
+  // 64 threads; shared memory int sm[(kTile + 1) * kStride] and unsigned char sb[kTile].
+  // __launch_bounds__(64) alone bounds registers at the per-thread maximum: 0 (unknown).
+  SwzBlockUse block(const SwzSize&, unsigned) const override {
+    return {kThreads, 4ull * (kTile + 1) * kStride + kTile, 0};
+  }
+  const char* size_error(const SwzSize& s) const override {
+    if (s[0] >= (1ll << 30) || s[1] >= (1ll << 30)) return "L1 and L2 must be below 2^30";
+    return nullptr;
+  }
+  void tile(const SwzSize& s, unsigned d, unsigned long long, unsigned long long t,
+            SwzTileFootprint& out) const override {
+    const unsigned long long L1 = static_cast<unsigned long long>(s[0]), L2 = static_cast<unsigned long long>(s[1]);
+    const unsigned long long ti = lo(s, d) + t, tj = d - ti;
+    const unsigned long long row0 = ti * kTile, col0 = tj * kTile;
+    const unsigned long long rows = swz_fp_clamp(row0, kTile, L1), cols = swz_fp_clamp(col0, kTile, L2);
+    out.read(kA, row0, rows, 0, 1, SwzWalk::once);
+    out.read(kB, col0, cols, 0, 1, SwzWalk::once);
+    if (row0 > 0) {  // the last row of the tile above, and the corner cell when col0 > 0
+      const unsigned long long c = col0 > 0 ? col0 - 1 : 0;
+      out.read(kH, 4 * ((row0 - 1) * L2 + c), 4 * (col0 + cols - c), 0, 1, SwzWalk::once);
+    }
+    if (col0 > 0)  // the last column of the tile to the left
+      out.read(kH, 4 * (row0 * L2 + col0 - 1), 4, 4 * L2, rows, SwzWalk::once);
+    out.write(kH, 4 * (row0 * L2 + col0), 4 * cols, 4 * L2, rows, SwzWalk::once);
+  }
+  // Tiles along one side of H, and the first and last tile row of anti-diagonal d.
+  static unsigned long long tiles(long long len) { return (static_cast<unsigned long long>(len) + kTile - 1) / kTile; }
+  static unsigned long long lo(const SwzSize& s, unsigned long long d) {
+    const unsigned long long tn = tiles(s[1]);
+    return d + 1 > tn ? d + 1 - tn : 0;
+  }
+  static unsigned long long hi(const SwzSize& s, unsigned long long d) {
+    const unsigned long long tm = tiles(s[0]);
+    return d < tm - 1 ? d : tm - 1;
+  }
+};
+const SwzFootprintSpec& swz_footprint_spec() {
+  static const SmithWatermanFootprint spec;
+  return spec;
+}
+// swizzleperf:footprint-end
+
+constexpr int kMatch = 3, kMismatch = -3, kGap = 2;
 
 __global__ void __launch_bounds__(kThreads)
 smith_waterman_kernel(const unsigned char* __restrict__ a, const unsigned char* __restrict__ b,
@@ -109,21 +175,22 @@ class SmithWatermanProgram : public SwzProgram {
   // 255 wavefront launches of <= 128 blocks; 3.01 ms per pass on the H100 (suite
   // baseline, 2026-11-22; 6.16 ms at 16384^2 with 511 launches). Kept below the ~5 ms target because the profiler
   // replays every launch: 511 launches per profile made one attempt take minutes.
-  SwzSize default_size() const override { return {8192, 8192}; }
+  SwzSize default_size() const override { return swz_footprint_spec().default_size(); }
   std::vector<SwzSize> verify_sizes() const override {
     return {{1, 300},   {300, 1},   {1, 1},     {64, 64},   {65, 63},
             {128, 640}, {640, 128}, {200, 130}, {517, 389}, {1000, 1000}};
   }
-  // The longest diagonal's launch (the others are 1 x count with count < D).
+  // The longest diagonal's launch, d = min(tiles_m, tiles_n) - 1 (the others are 1 x count
+  // with count < D).
   SwizzleGrid grid(const SwzSize& s) const override {
-    const unsigned tm = swz_ceil_div(s[0], kTile), tn = swz_ceil_div(s[1], kTile);
-    return {1u, tm < tn ? tm : tn};
+    const unsigned long long tm = SmithWatermanFootprint::tiles(s[0]), tn = SmithWatermanFootprint::tiles(s[1]);
+    const SwzFootprintGrid g = swz_footprint_spec().grid(s, static_cast<unsigned>((tm < tn ? tm : tn) - 1));
+    return {static_cast<unsigned>(g.m), static_cast<unsigned>(g.n)};
   }
+  const SwzFootprintSpec* footprint() const override { return &swz_footprint_spec(); }
   // One launch per tile anti-diagonal (no per-launch footprints: the count alone lets the
   // tool profile a window of them).
-  unsigned long long launch_count(const SwzSize& s) const override {
-    return swz_ceil_div(s[0], kTile) + swz_ceil_div(s[1], kTile) - 1ull;
-  }
+  unsigned long long launch_count(const SwzSize& s) const override { return swz_footprint_spec().launches(s); }
   std::vector<unsigned long long> launch_footprints_bytes(const SwzSize&) const override {
     return {};  // not reported (the default, {footprint_bytes}, assumes one launch)
   }
@@ -181,10 +248,7 @@ class SmithWatermanProgram : public SwzProgram {
   // Integer arithmetic, no rounding: the GPU must match the reference exactly.
   SwzTol tolerance(const SwzSize&) const override { return {0.0, 0.0}; }
 
-  const char* size_error(const SwzSize& s) const override {
-    if (s[0] >= (1ll << 30) || s[1] >= (1ll << 30)) return "L1 and L2 must be below 2^30";
-    return nullptr;
-  }
+  const char* size_error(const SwzSize& s) const override { return swz_footprint_spec().size_error(s); }
 
  private:
   int l1_ = 0, l2_ = 0;

@@ -27,10 +27,61 @@ SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {
 }
 // swizzleperf:end
 
+// swizzleperf:footprint-begin
 constexpr int kThreads = 256;
 constexpr int kSlots = 4;                         // float4 slots per thread
 constexpr int kPerThread = 4 * kSlots;            // 16 floats per thread
 constexpr int kChunk = kThreads * kPerThread;     // 4096 columns per block
+
+// Two launches, both over the tile grid m = R rows by n = ceil(C / kChunk) chunks. Tile
+// (row, k) covers columns [k * kChunk, +kChunk) of its row, clamped to C.
+//   launch 0 (partials): loads its x chunk at the start, writes its float2 partial
+//     part[row * n + k] at the end;
+//   launch 1 (normalize): loads its x chunk and its row's n partials (thread 0) at the start,
+//     writes its out chunk after the barrier.
+class SoftmaxFootprint : public SwzFootprintSpec {
+ public:
+  enum { kX, kPart, kOut };
+  SwzSize default_size() const override { return {32768, 32768}; }
+  std::vector<SwzBuffer> buffers(const SwzSize& s) const override {
+    const unsigned long long mat = 4ull * s[0] * s[1];
+    const SwzFootprintGrid g = grid(s, 0);
+    return {{"x", mat}, {"part", 8ull * g.m * g.n}, {"out", mat}};
+  }
+  unsigned launches(const SwzSize&) const override { return 2; }
+  SwzFootprintGrid grid(const SwzSize& s, unsigned) const override {
+    return {static_cast<unsigned long long>(s[0]), (s[1] + kChunk - 1ull) / kChunk};
+  }
+  // 256 threads; shared memory: launch 0 the float sh[kThreads] of the block reductions,
+  // launch 1 the float stats[2]. __launch_bounds__(256) alone bounds registers at 256, no
+  // tighter than the per-thread maximum: 0 (unknown).
+  SwzBlockUse block(const SwzSize&, unsigned launch) const override {
+    return {kThreads, launch == 0 ? 4ull * kThreads : 4ull * 2, 0};
+  }
+  // Sizes must fit the kernels' int indexing and a 1-D grid.
+  const char* size_error(const SwzSize& s) const override {
+    if (s[0] >= (1ll << 31) || s[1] >= (1ll << 31) - kChunk) return "R and C must be below 2^31 - 4096";
+    if (s[0] * ((s[1] + kChunk - 1) / kChunk) >= (1ll << 31)) return "R * chunks must be below 2^31";
+    return nullptr;
+  }
+  void tile(const SwzSize& s, unsigned launch, unsigned long long row, unsigned long long k,
+            SwzTileFootprint& out) const override {
+    const unsigned long long C = s[1], n = grid(s, launch).n;
+    const unsigned long long c0 = k * kChunk, cols = swz_fp_clamp(c0, kChunk, C);
+    out.read(kX, 4 * (row * C + c0), 4 * cols, 0, 1, SwzWalk::once);
+    if (launch == 0) {
+      out.write(kPart, 8 * (row * n + k), 8, 0, 1, SwzWalk::once);
+      return;
+    }
+    out.read(kPart, 8 * row * n, 8 * n, 0, 1, SwzWalk::once);
+    out.write(kOut, 4 * (row * C + c0), 4 * cols, 0, 1, SwzWalk::runs);
+  }
+};
+const SwzFootprintSpec& swz_footprint_spec() {
+  static const SoftmaxFootprint spec;
+  return spec;
+}
+// swizzleperf:footprint-end
 
 // Loads this thread's 16 elements of the chunk starting at column c0 of `row`. Slot s covers
 // columns c0 + s * 1024 + threadIdx.x * 4 + 0..3 (coalesced float4 per warp). Elements at
@@ -159,16 +210,19 @@ softmax_normalize_kernel(const float* __restrict__ x, const float2* __restrict__
 class SoftmaxProgram : public SwzProgram {
  public:
   SoftmaxProgram() : SwzProgram("softmax", "softmax_.*") {}
-  SwzSize default_size() const override { return {32768, 32768}; }
+  SwzSize default_size() const override { return swz_footprint_spec().default_size(); }
   // Small and ragged: 1 row / 1 column, C not a multiple of 4 (scalar path) or of 4096
   // (partial last chunk), C % 4 == 0 but ragged (vector path with a partial chunk).
   std::vector<SwzSize> verify_sizes() const override {
     return {{4, 4096}, {1, 1}, {5, 1}, {1, 9000}, {13, 4097}, {7, 8196}, {3, 100}, {10, 12288},
             {33, 5}};
   }
+  // Both launches have the same grid.
   SwizzleGrid grid(const SwzSize& s) const override {
-    return {static_cast<unsigned>(s[0]), swz_ceil_div(s[1], kChunk)};
+    const SwzFootprintGrid g = swz_footprint_spec().grid(s, 0);
+    return {static_cast<unsigned>(g.m), static_cast<unsigned>(g.n)};
   }
+  const SwzFootprintSpec* footprint() const override { return &swz_footprint_spec(); }
   // x read (both passes count once), out written, partials written and read.
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     const SwizzleGrid g = grid(s);
@@ -226,12 +280,8 @@ class SoftmaxProgram : public SwzProgram {
   // O(1) relative (e^(x - x') - 1 for random x), a missing tile is NaN poison.
   SwzTol tolerance(const SwzSize&) const override { return {0.0, 1e-5}; }
 
-  // Sizes must fit the kernels' int indexing and a 1-D grid.
-  const char* size_error(const SwzSize& s) const override {
-    if (s[0] >= (1ll << 31) || s[1] >= (1ll << 31) - kChunk) return "R and C must be below 2^31 - 4096";
-    if (s[0] * ((s[1] + kChunk - 1) / kChunk) >= (1ll << 31)) return "R * chunks must be below 2^31";
-    return nullptr;
-  }
+  // Sizes must fit the kernels' int indexing and a 1-D grid (the footprint's checks).
+  const char* size_error(const SwzSize& s) const override { return swz_footprint_spec().size_error(s); }
 
  private:
   int R_ = 0, C_ = 0;

@@ -28,10 +28,96 @@ SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {
 }
 // swizzleperf:end
 
+// swizzleperf:footprint-begin
 constexpr int kRowsPerBlock = 256;  // = threads per block, one row per thread
 constexpr int kBandMin = 16;        // band nonzeros per row: kBandMin + r % kBandSpread
 constexpr int kBandSpread = 17;     //   (16..32)
 constexpr int kFar = 2;             // far nonzeros per row
+
+// The matrix's row structure comes from the size alone: row r has band_nnz(r) band nonzeros
+// plus kFar far ones, so row_ptr, and which slice of col / val a row block owns, are exact.
+// Tile (0, t) owns rows [256 t, +256) (clamped to n), one per thread; it reads row_ptr[r0 ..
+// r1] (r1 = its last row + 1) at the start, then each thread walks its row's nonzeros: col
+// and val [row_ptr[r0], row_ptr[r1]) (about 100 bytes a row, so the block's first loads
+// already touch nearly every line of the slice: `once`), and x[col[j]]; it writes y[r0..r1)
+// at the end.
+// x: APPROXIMATE. The column of each nonzero is drawn from the seed, so only where it can lie
+// is known: a band nonzero of row r lies in r's band window [band_lo(r), band_lo(r) + W')
+// (one per equal slot of the window), and the declared x span is the union of the tile's
+// rows' windows, [band_lo(r0), band_lo(r1 - 1) + W') (windows move by at most one column
+// from row to row, so it is one run, swept slot by slot from its start to its end). It is a
+// superset of the band reads: each row reads band_nnz(r) of its W' window entries (all of
+// them when band_nnz(r) = W'); at the default size the block's 256 rows read about a third
+// of the 16.4K window entries, yet every 128-byte line of it. The kFar = 2 far columns per
+// row cannot be known without the seed and are NOT declared: 512 single-float reads per
+// tile, uniform over all of x, so about 512 more 128-byte lines, as many as the band window
+// itself (at the default size about half of the x lines a tile touches are undeclared).
+class SpmvFootprint : public SwzFootprintSpec {
+ public:
+  enum { kRowPtr, kCol, kVal, kXv, kY };
+  SwzSize default_size() const override { return {18874368, 16384}; }
+  std::vector<SwzBuffer> buffers(const SwzSize& s) const override {
+    const unsigned long long n = static_cast<unsigned long long>(s[0]), nnz = row_start(s, s[0]);
+    return {{"row_ptr", 4 * (n + 1)}, {"col", 4 * nnz}, {"val", 4 * nnz}, {"x", 4 * n}, {"y", 4 * n}};
+  }
+  SwzFootprintGrid grid(const SwzSize& s, unsigned) const override {
+    return {1, (static_cast<unsigned long long>(s[0]) + kRowsPerBlock - 1) / kRowsPerBlock};
+  }
+  // No shared memory; __launch_bounds__(256) alone bounds registers at 256, no tighter than
+  // the per-thread maximum: 0 (unknown).
+  SwzBlockUse block(const SwzSize&, unsigned) const override { return {kRowsPerBlock, 0, 0}; }
+  // The nonzero count must fit the int32 row pointers.
+  const char* size_error(const SwzSize& s) const override {
+    if (s[0] > 60000000) return "n must be at most 60,000,000 (nonzeros must fit int32)";
+    return nullptr;
+  }
+  void tile(const SwzSize& s, unsigned, unsigned long long, unsigned long long t,
+            SwzTileFootprint& out) const override {
+    const long long n = s[0], w = band_width(s);
+    const long long r0 = static_cast<long long>(t) * kRowsPerBlock;
+    const long long rows = static_cast<long long>(swz_fp_clamp(r0, kRowsPerBlock, n)), r1 = r0 + rows;
+    if (rows == 0) return;
+    const unsigned long long j0 = row_start(s, r0), j1 = row_start(s, r1);
+    const unsigned long long x0 = band_lo(s, r0), x1 = band_lo(s, r1 - 1) + w;
+    out.read(kRowPtr, 4ull * r0, 4ull * (rows + 1), 0, 1, SwzWalk::once);
+    out.read(kCol, 4 * j0, 4 * (j1 - j0), 0, 1, SwzWalk::once);
+    out.read(kVal, 4 * j0, 4 * (j1 - j0), 0, 1, SwzWalk::once);
+    out.read(kXv, 4 * x0, 4 * (x1 - x0), 0, 1, SwzWalk::runs);
+    out.write(kY, 4ull * r0, 4ull * rows, 0, 1, SwzWalk::once);
+  }
+
+  // The matrix generator's structure (setup() builds the matrix with these).
+  // W' = min(W, n): the band's width.
+  static long long band_width(const SwzSize& s) { return s[1] < s[0] ? s[1] : s[0]; }
+  // Band nonzeros of row r: min(kBandMin + r % kBandSpread, W').
+  static int band_nnz(long long r, long long w) {
+    const long long k = kBandMin + r % kBandSpread;
+    return static_cast<int>(k < w ? k : w);
+  }
+  // First column of row r's band window [lo, lo + W'): centred on the diagonal, clamped.
+  static long long band_lo(const SwzSize& s, long long r) {
+    const long long n = s[0], w = band_width(s), lo = r - w / 2 > 0 ? r - w / 2 : 0;
+    return lo < n - w ? lo : n - w;
+  }
+  // row_ptr[r]: nonzeros of rows [0, r), in closed form (row counts repeat every kBandSpread
+  // rows); row_start(s, n) is the matrix's nonzero count.
+  static unsigned long long row_start(const SwzSize& s, long long r) {
+    const long long w = band_width(s);
+    unsigned long long period = 0, part = 0;
+    for (int q = 0; q < kBandSpread; ++q) {
+      const unsigned long long c = static_cast<unsigned long long>(band_nnz(q, w) + kFar);
+      period += c;
+      if (q < r % kBandSpread) part += c;
+    }
+    return static_cast<unsigned long long>(r / kBandSpread) * period + part;
+  }
+};
+const SwzFootprintSpec& swz_footprint_spec() {
+  static const SpmvFootprint spec;
+  return spec;
+}
+// swizzleperf:footprint-end
+
 constexpr int kMaxRowNnz = kBandMin + kBandSpread - 1 + kFar;  // 34
 
 __global__ void __launch_bounds__(kRowsPerBlock)
@@ -52,15 +138,10 @@ spmv_csr_kernel(const int* __restrict__ row_ptr, const int* __restrict__ col,
 }
 
 namespace {
-long long band_width(const SwzSize& s) { return std::min<long long>(s[1], s[0]); }
-int band_nnz(long long r, long long w) { return static_cast<int>(std::min<long long>(kBandMin + r % kBandSpread, w)); }
+long long band_width(const SwzSize& s) { return SpmvFootprint::band_width(s); }
+int band_nnz(long long r, long long w) { return SpmvFootprint::band_nnz(r, w); }
 // Number of nonzeros of the matrix at size s (depends on the size only).
-unsigned long long matrix_nnz(const SwzSize& s) {
-  const long long n = s[0], w = band_width(s);
-  unsigned long long nnz = 0;
-  for (long long r = 0; r < n; ++r) nnz += static_cast<unsigned long long>(band_nnz(r, w) + kFar);
-  return nnz;
-}
+unsigned long long matrix_nnz(const SwzSize& s) { return SpmvFootprint::row_start(s, s[0]); }
 // One 64-bit draw per nonzero (the build is ~490M nonzeros at the default size): the high
 // 32 bits give the column, uniform in [0, range) for range < 2^32 by multiply-shift; the low
 // 24 bits give the value, uniform on the 2^-23 grid of [-1, 1) (exact in fp32).
@@ -77,7 +158,7 @@ class SpmvProgram : public SwzProgram {
   SpmvProgram() : SwzProgram("spmv", "spmv_csr_kernel") {}
   // 18874368 = 18 * 2^20 rows (~490M nonzeros): 25165824 rows measured 6.64 ms on an H100
   // (2026-11-22), so this size is ~5.0 ms by linear scaling.
-  SwzSize default_size() const override { return {18874368, 16384}; }
+  SwzSize default_size() const override { return swz_footprint_spec().default_size(); }
   // Small and ragged: 1 row, band of 1, n not a multiple of 256, band wider than the matrix,
   // band narrower than the row's nonzero count (counts clamp to W').
   std::vector<SwzSize> verify_sizes() const override {
@@ -85,8 +166,10 @@ class SpmvProgram : public SwzProgram {
             {70000, 4096}, {33, 20}};
   }
   SwizzleGrid grid(const SwzSize& s) const override {
-    return {1u, swz_ceil_div(s[0], kRowsPerBlock)};
+    const SwzFootprintGrid g = swz_footprint_spec().grid(s, 0);
+    return {static_cast<unsigned>(g.m), static_cast<unsigned>(g.n)};
   }
+  const SwzFootprintSpec* footprint() const override { return &swz_footprint_spec(); }
   // row_ptr, col and val read, x read (each entry at least once), y written.
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     const unsigned long long n = static_cast<unsigned long long>(s[0]);
@@ -105,7 +188,7 @@ class SpmvProgram : public SwzProgram {
     for (long long r = 0; r < n; ++r) {
       hRowPtr_[r] = static_cast<int>(j);
       const int k = band_nnz(r, w);
-      const long long lo = std::min(std::max(r - w / 2, 0ll), n - w);  // band [lo, lo + w)
+      const long long lo = SpmvFootprint::band_lo(s, r);  // band [lo, lo + w)
       long long a = lo;
       for (int q = 0; q < k; ++q) {  // one column per slot [a, b) of the band
         const long long b = lo + (q + 1) * w / k;
@@ -158,11 +241,8 @@ class SpmvProgram : public SwzProgram {
     return {double(kMaxRowNnz) * kMaxRowNnz * 1.1920928955078125e-7, 0.0};
   }
 
-  // The nonzero count must fit the int32 row pointers.
-  const char* size_error(const SwzSize& s) const override {
-    if (s[0] > 60000000) return "n must be at most 60,000,000 (nonzeros must fit int32)";
-    return nullptr;
-  }
+  // The nonzero count must fit the int32 row pointers (the footprint's check).
+  const char* size_error(const SwzSize& s) const override { return swz_footprint_spec().size_error(s); }
 
  private:
   int n_ = 0;

@@ -34,7 +34,64 @@ SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {
 }
 // swizzleperf:end
 
-constexpr int kTile = 32, kThreads = 256, kRowStep = kThreads / kTile;  // 8 rows per sweep
+// swizzleperf:footprint-begin
+constexpr int kTile = 32, kThreads = 256;
+
+// STEPS launches of the same kernel over the same tile grid (m = ceil(ROWS / 32) by
+// n = ceil(COLS / 32)); launch k reads `src` and writes `dst` as run() does: step 0 reads
+// the pristine u0 and writes A, then odd steps read A and write B, even steps read B and
+// write A. Tile (tm, tn) covers rows r0 = 32*tm.. and columns c0 = 32*tn.. (clamped); with
+// the zero ghost layer it reads, clamped to the grid:
+//   the row above its rows (r0 - 1), its own columns only (the `up` of its first row);
+//   its rows, its columns plus one column either side (`left`/`right`);
+//   the row below its rows, its own columns only (the `down` of its last row);
+// never the four corner cells. Rows are swept 8 at a time, top to bottom; it writes
+// its own cells of dst as it goes.
+class Stencil2dFootprint : public SwzFootprintSpec {
+ public:
+  enum { kU0, kA, kB };
+  SwzSize default_size() const override { return {8192, 8192, 24}; }
+  std::vector<SwzBuffer> buffers(const SwzSize& s) const override {
+    const unsigned long long bytes = 4ull * s[0] * s[1];
+    return {{"u0", bytes}, {"A", bytes}, {"B", bytes}};
+  }
+  unsigned launches(const SwzSize& s) const override { return static_cast<unsigned>(s[2]); }
+  SwzFootprintGrid grid(const SwzSize& s, unsigned) const override {
+    return {(s[0] + kTile - 1ull) / kTile, (s[1] + kTile - 1ull) / kTile};
+  }
+  // No shared memory; __launch_bounds__(256) alone bounds registers at 256, no tighter than
+  // the per-thread maximum: 0 (unknown).
+  SwzBlockUse block(const SwzSize&, unsigned) const override { return {kThreads, 0, 0}; }
+  const char* size_error(const SwzSize& s) const override {
+    if (s[0] >= (1ll << 31) - kTile || s[1] >= (1ll << 31) - kTile)
+      return "ROWS and COLS must be below 2^31 - 32";
+    if (s[2] >= (1ll << 31)) return "STEPS must be below 2^31";
+    if ((s[0] + kTile - 1) / kTile * ((s[1] + kTile - 1) / kTile) >= (1ll << 31))
+      return "tiles_m * tiles_n must be below 2^31";
+    return nullptr;
+  }
+  void tile(const SwzSize& s, unsigned launch, unsigned long long tm, unsigned long long tn,
+            SwzTileFootprint& out) const override {
+    const unsigned long long R = s[0], C = s[1];
+    const unsigned src = launch == 0 ? kU0 : (launch % 2 ? kA : kB);
+    const unsigned dst = launch % 2 ? kB : kA;
+    const unsigned long long r0 = tm * kTile, c0 = tn * kTile;
+    const unsigned long long rows = swz_fp_clamp(r0, kTile, R), cols = swz_fp_clamp(c0, kTile, C);
+    const unsigned long long cl = c0 > 0 ? c0 - 1 : 0;          // left halo column, if any
+    const unsigned long long cr = swz_fp_min(c0 + cols + 1, C);  // past the right halo column
+    if (r0 > 0) out.read(src, 4 * ((r0 - 1) * C + c0), 4 * cols);
+    out.read(src, 4 * (r0 * C + cl), 4 * (cr - cl), 4 * C, rows, SwzWalk::runs);
+    if (r0 + rows < R) out.read(src, 4 * ((r0 + rows) * C + c0), 4 * cols);
+    out.write(dst, 4 * (r0 * C + c0), 4 * cols, 4 * C, rows, SwzWalk::runs);
+  }
+};
+const SwzFootprintSpec& swz_footprint_spec() {
+  static const Stencil2dFootprint spec;
+  return spec;
+}
+// swizzleperf:footprint-end
+
+constexpr int kRowStep = kThreads / kTile;  // 8 rows per sweep
 
 __global__ void __launch_bounds__(kThreads)
 stencil_2d_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols,
@@ -66,14 +123,17 @@ class Stencil2dProgram : public SwzProgram {
   // 8192 x 8192 fp32 = 256 MiB per buffer (5x the H100's L2): each step streams 256 MiB in
   // and 256 MiB out = 537 MB, ~0.16 ms at 3.35 TB/s and ~0.2 ms in practice (halo re-reads
   // come from L1/L2). 24 steps: ~4.8 ms per pass.
-  SwzSize default_size() const override { return {8192, 8192, 24}; }
+  SwzSize default_size() const override { return swz_footprint_spec().default_size(); }
   std::vector<SwzSize> verify_sizes() const override {
     return {{1, 300, 3}, {300, 1, 3}, {1, 1, 2},   {32, 32, 1},   {37, 45, 2},
             {64, 64, 4}, {100, 33, 6}, {129, 200, 5}, {257, 131, 7}};
   }
+  // Every step's launch has the same grid.
   SwizzleGrid grid(const SwzSize& s) const override {
-    return {swz_ceil_div(s[0], kTile), swz_ceil_div(s[1], kTile)};
+    const SwzFootprintGrid g = swz_footprint_spec().grid(s, 0);
+    return {static_cast<unsigned>(g.m), static_cast<unsigned>(g.n)};
   }
+  const SwzFootprintSpec* footprint() const override { return &swz_footprint_spec(); }
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     const unsigned long long cells = static_cast<unsigned long long>(s[0]) * s[1];
     return (s[2] == 1 ? 2ull : 3ull) * 4ull * cells;  // pristine input, A, and B if used
@@ -81,7 +141,7 @@ class Stencil2dProgram : public SwzProgram {
   // Every step reads its source buffer and writes its destination: 2 grids of floats.
   std::vector<unsigned long long> launch_footprints_bytes(const SwzSize& s) const override {
     const unsigned long long cells = static_cast<unsigned long long>(s[0]) * s[1];
-    return std::vector<unsigned long long>(static_cast<size_t>(s[2]), 8ull * cells);
+    return std::vector<unsigned long long>(swz_footprint_spec().launches(s), 8ull * cells);
   }
 
   void setup(const SwzSize& s, unsigned long long seed) override {
@@ -132,14 +192,7 @@ class Stencil2dProgram : public SwzProgram {
     return {1e-6 * static_cast<double>(s[2]), 0.0};
   }
 
-  const char* size_error(const SwzSize& s) const override {
-    if (s[0] >= (1ll << 31) - kTile || s[1] >= (1ll << 31) - kTile)
-      return "ROWS and COLS must be below 2^31 - 32";
-    if (s[2] >= (1ll << 31)) return "STEPS must be below 2^31";
-    if ((s[0] + kTile - 1) / kTile * ((s[1] + kTile - 1) / kTile) >= (1ll << 31))
-      return "tiles_m * tiles_n must be below 2^31";
-    return nullptr;
-  }
+  const char* size_error(const SwzSize& s) const override { return swz_footprint_spec().size_error(s); }
 
  private:
   int rows_ = 0, cols_ = 0, steps_ = 0;

@@ -24,9 +24,52 @@ SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {
 }
 // swizzleperf:end
 
+// swizzleperf:footprint-begin
 constexpr int kTile = 64;
 constexpr int kThreadsX = 64, kThreadsY = 4;
 constexpr int kThreads = kThreadsX * kThreadsY;  // 256
+
+// Tile (tm, tn) reads input rows 64*tm.. (64 of them, clamped to M), columns 64*tn.. (clamped
+// to N), kThreadsY rows per step, and writes the transposed block: output rows 64*tn..,
+// columns 64*tm.., likewise row by row after the barrier.
+class TransposeFootprint : public SwzFootprintSpec {
+ public:
+  enum { kIn, kOut };
+  SwzSize default_size() const override { return {32768, 45056}; }
+  std::vector<SwzBuffer> buffers(const SwzSize& s) const override {
+    const unsigned long long bytes = 4ull * s[0] * s[1];
+    return {{"in", bytes}, {"out", bytes}};
+  }
+  SwzFootprintGrid grid(const SwzSize& s, unsigned) const override {
+    return {(s[0] + kTile - 1ull) / kTile, (s[1] + kTile - 1ull) / kTile};
+  }
+  // 256 threads, the padded 64 x 65 float tile in shared memory; __launch_bounds__(256) alone
+  // bounds registers at 256, no tighter than the per-thread maximum: 0 (unknown).
+  SwzBlockUse block(const SwzSize&, unsigned) const override {
+    return {kThreads, 4ull * kTile * (kTile + 1), 0};
+  }
+  // Sizes must fit the kernel's int indexing and a 1-D grid.
+  const char* size_error(const SwzSize& s) const override {
+    if (s[0] >= (1ll << 31) - kTile || s[1] >= (1ll << 31) - kTile)
+      return "M and N must be below 2^31 - 64";
+    if ((s[0] + kTile - 1) / kTile * ((s[1] + kTile - 1) / kTile) >= (1ll << 31))
+      return "tiles_m * tiles_n must be below 2^31";
+    return nullptr;
+  }
+  void tile(const SwzSize& s, unsigned, unsigned long long tm, unsigned long long tn,
+            SwzTileFootprint& out) const override {
+    const unsigned long long M = s[0], N = s[1];
+    const unsigned long long r0 = tm * kTile, c0 = tn * kTile;
+    const unsigned long long rows = swz_fp_clamp(r0, kTile, M), cols = swz_fp_clamp(c0, kTile, N);
+    out.read(kIn, 4 * (r0 * N + c0), 4 * cols, 4 * N, rows, SwzWalk::runs);
+    out.write(kOut, 4 * (c0 * M + r0), 4 * rows, 4 * M, cols, SwzWalk::runs);
+  }
+};
+const SwzFootprintSpec& swz_footprint_spec() {
+  static const TransposeFootprint spec;
+  return spec;
+}
+// swizzleperf:footprint-end
 
 __global__ void __launch_bounds__(kThreads)
 transpose_kernel(const float* __restrict__ in, float* __restrict__ out, int M, int N,
@@ -62,7 +105,7 @@ transpose_kernel(const float* __restrict__ in, float* __restrict__ out, int M, i
 class TransposeProgram : public SwzProgram {
  public:
   TransposeProgram() : SwzProgram("transpose", "transpose_kernel") {}
-  SwzSize default_size() const override { return {32768, 45056}; }
+  SwzSize default_size() const override { return swz_footprint_spec().default_size(); }
   // Small and ragged: 1x1, one row, one column, sides not multiples of 64 (partial tiles on
   // either or both edges), one side just over a tile.
   std::vector<SwzSize> verify_sizes() const override {
@@ -70,8 +113,10 @@ class TransposeProgram : public SwzProgram {
             {256, 192}};
   }
   SwizzleGrid grid(const SwzSize& s) const override {
-    return {swz_ceil_div(s[0], kTile), swz_ceil_div(s[1], kTile)};
+    const SwzFootprintGrid g = swz_footprint_spec().grid(s, 0);
+    return {static_cast<unsigned>(g.m), static_cast<unsigned>(g.n)};
   }
+  const SwzFootprintSpec* footprint() const override { return &swz_footprint_spec(); }
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     return 8ull * s[0] * s[1];  // each element read once and written once
   }
@@ -100,14 +145,8 @@ class TransposeProgram : public SwzProgram {
   // A transpose only copies bits: every element must match exactly.
   SwzTol tolerance(const SwzSize&) const override { return {0.0, 0.0}; }
 
-  // Sizes must fit the kernel's int indexing and a 1-D grid.
-  const char* size_error(const SwzSize& s) const override {
-    if (s[0] >= (1ll << 31) - kTile || s[1] >= (1ll << 31) - kTile)
-      return "M and N must be below 2^31 - 64";
-    if ((s[0] + kTile - 1) / kTile * ((s[1] + kTile - 1) / kTile) >= (1ll << 31))
-      return "tiles_m * tiles_n must be below 2^31";
-    return nullptr;
-  }
+  // Sizes must fit the kernel's int indexing and a 1-D grid (the footprint's checks).
+  const char* size_error(const SwzSize& s) const override { return swz_footprint_spec().size_error(s); }
 
  private:
   int M_ = 0, N_ = 0;

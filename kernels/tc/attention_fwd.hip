@@ -39,11 +39,64 @@ SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {
 #include <cstdint>
 #include <string>
 
+// swizzleperf:footprint-begin
 constexpr int kD = 128;      // head dim
 constexpr int kBr = 64;      // query rows per workgroup
 constexpr int kBc = 64;      // keys per K/V tile
 constexpr int kThreads = 128;
 constexpr int kTileHalves = kBc * kD;  // one 64 x 128 fp16 tile
+
+// Size batch,heads,kv_heads,seq,mask. Tile (tm, tn): query tile tm (rows q0 = 64 tm ..,
+// clamped to seq) of (b, h) = (tn % batch, tn / batch), whose K/V head is
+// kvh = h / (heads / kv_heads) (GQA). It loads its Q rows at the start (SwzWalk::once), then
+// streams the keys of (b, kvh) from key 0 on, K and V side by side, 64 keys per step: all
+// seq keys, or with the causal mask keys [0, min(q0 + 64, seq)) (through the diagonal tile;
+// the NVIDIA path's min(kv_tiles, q_tile + 1) tiles and the AMD path's keys <= its last row
+// are the same keys). K and V are listed key row by key row (SwzWalk::runs). It writes its
+// fp32 O rows once, at the end.
+class AttentionFwdFootprint : public SwzFootprintSpec {
+ public:
+  enum { kQ, kK, kV, kO };
+  SwzSize default_size() const override { return {4, 32, 32, 8192, 1}; }
+  std::vector<SwzBuffer> buffers(const SwzSize& s) const override {
+    const unsigned long long q = 1ull * s[0] * s[1] * s[3] * kD, kv = 1ull * s[0] * s[2] * s[3] * kD;
+    return {{"Q", 2 * q}, {"K", 2 * kv}, {"V", 2 * kv}, {"O", 4 * q}};
+  }
+  SwzFootprintGrid grid(const SwzSize& s, unsigned) const override {
+    return {(s[3] + kBr - 1ull) / kBr, static_cast<unsigned long long>(s[0] * s[1])};
+  }
+  // 128 threads; shared memory: the NVIDIA path's Q tile and double-buffered K and V tiles,
+  // dynamic, 5 x 64 x 128 fp16 = 80 KiB (the AMD fallback uses none). __launch_bounds__(128)
+  // alone bounds registers at the per-thread maximum: 0 (unknown).
+  SwzBlockUse block(const SwzSize&, unsigned) const override {
+    return {kThreads, 5ull * kTileHalves * 2, 0};
+  }
+  const char* size_error(const SwzSize& s) const override {
+    if (s[2] > s[1] || s[1] % s[2] != 0) return "heads must be a multiple of kv_heads";
+    if (s[4] > 2) return "mask must be 1 (none) or 2 (causal)";
+    if (s[0] * s[1] * s[3] * kD >= (1ll << 31) * 8) return "batch * heads * seq * 128 too large";
+    if (s[0] * s[1] >= (1ll << 31) || s[3] >= (1ll << 30)) return "batch * heads or seq too large";
+    return nullptr;
+  }
+  void tile(const SwzSize& s, unsigned, unsigned long long tm, unsigned long long tn,
+            SwzTileFootprint& out) const override {
+    const unsigned long long B = s[0], H = s[1], KH = s[2], S = s[3];
+    const bool causal = s[4] == 2;
+    const unsigned long long b = tn % B, h = tn / B, kvh = h / (H / KH);
+    const unsigned long long q0 = tm * kBr, rows = swz_fp_clamp(q0, kBr, S);
+    const unsigned long long keys = causal ? swz_fp_min(q0 + kBr, S) : S;
+    const unsigned long long q_row = (b * H + h) * S + q0, kv_row = (b * KH + kvh) * S;
+    out.read(kQ, 2 * kD * q_row, 2 * kD * rows, 0, 1, SwzWalk::once);
+    out.read(kK, 2 * kD * kv_row, 2 * kD, 2 * kD, keys, SwzWalk::runs);
+    out.read(kV, 2 * kD * kv_row, 2 * kD, 2 * kD, keys, SwzWalk::runs);
+    out.write(kO, 4 * kD * q_row, 4 * kD * rows, 0, 1, SwzWalk::once);
+  }
+};
+const SwzFootprintSpec& swz_footprint_spec() {
+  static const AttentionFwdFootprint spec;
+  return spec;
+}
+// swizzleperf:footprint-end
 #if defined(SWZ_HIP_ON_CUDA)
 constexpr int kSmemBytes = 5 * kTileHalves * 2;  // Q + 2 x K + 2 x V
 #else
@@ -318,23 +371,19 @@ class AttentionFwdProgram : public SwzProgram {
   // B4 H32 (MHA) S8192 D128, not causal: each head's K/V is 4 MB and 128 heads' K/V (512 MB)
   // far exceed the L2, so the batch/heads-fastest order re-reads K/V from DRAM for nearly
   // every query tile (bench/results/*-h100-tc-calibration.md).
-  SwzSize default_size() const override { return {4, 32, 32, 8192, 1}; }
+  SwzSize default_size() const override { return swz_footprint_spec().default_size(); }
   // Small and ragged (the CPU reference is O(B H S^2 D)): seq not a multiple of 64, GQA
   // groups of 2 and 4, MHA, causal and not, a single short tile, several q tiles.
   std::vector<SwzSize> verify_sizes() const override {
     return {{1, 2, 2, 64, 1}, {2, 4, 2, 130, 2}, {1, 4, 1, 77, 1}, {1, 1, 1, 5, 2},
             {2, 3, 3, 200, 1}, {1, 8, 2, 257, 2}};
   }
-  const char* size_error(const SwzSize& s) const override {
-    if (s[2] > s[1] || s[1] % s[2] != 0) return "heads must be a multiple of kv_heads";
-    if (s[4] > 2) return "mask must be 1 (none) or 2 (causal)";
-    if (s[0] * s[1] * s[3] * kD >= (1ll << 31) * 8) return "batch * heads * seq * 128 too large";
-    if (s[0] * s[1] >= (1ll << 31) || s[3] >= (1ll << 30)) return "batch * heads or seq too large";
-    return nullptr;
-  }
+  const char* size_error(const SwzSize& s) const override { return swz_footprint_spec().size_error(s); }
   SwizzleGrid grid(const SwzSize& s) const override {
-    return {swz_ceil_div(s[3], kBr), static_cast<unsigned>(s[0] * s[1])};
+    const SwzFootprintGrid g = swz_footprint_spec().grid(s, 0);
+    return {static_cast<unsigned>(g.m), static_cast<unsigned>(g.n)};
   }
+  const SwzFootprintSpec* footprint() const override { return &swz_footprint_spec(); }
   // For the proposer: causal (query tiles do unequal work: tile i reads i+1 key tiles), and
   // the GQA group: grid columns n and n + k * n_group_stride for k < n_group (the heads of
   // one K/V head, at one batch index) read the same K/V.

@@ -35,6 +35,7 @@ SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {
 
 #include <cstdint>
 
+// swizzleperf:footprint-begin
 #ifndef GEMM_TC_BK
 #define GEMM_TC_BK 32
 #endif
@@ -45,6 +46,52 @@ SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {
 constexpr int kBM = 128, kBN = 256, kThreads = 256;
 constexpr int kBK = GEMM_TC_BK, kStages = GEMM_TC_STAGES;
 static_assert(kBK == 32 || kBK == 64, "GEMM_TC_BK must be 32 or 64");
+
+// Tile (tm, tn) reads A's row panel (kBM rows of K fp16, clamped to M) and Bt's row panel
+// (kBN rows of K fp16, clamped to N: B is stored transposed, so the tile's B columns are
+// contiguous rows of Bt), both k-slice by k-slice, every row of the panel advancing together
+// (SwzWalk::parallel for both), and writes its kBM x kBN block of fp32 C once, at the end.
+class GemmTcFootprint : public SwzFootprintSpec {
+ public:
+  enum { kA, kBt, kC };
+  SwzSize default_size() const override { return {4096, 32768, 1024}; }
+  std::vector<SwzBuffer> buffers(const SwzSize& s) const override {
+    return {{"A", 2ull * s[0] * s[2]}, {"Bt", 2ull * s[1] * s[2]}, {"C", 4ull * s[0] * s[1]}};
+  }
+  SwzFootprintGrid grid(const SwzSize& s, unsigned) const override {
+    return {(s[0] + kBM - 1ull) / kBM, (s[1] + kBN - 1ull) / kBN};
+  }
+  // 256 threads; shared memory: the NVIDIA path's kStages-deep cp.async pipeline of A and Bt
+  // k-slices, dynamic, kStages * (kBM + kBN) * kBK fp16 (96 KiB at BK 32, 4 stages); the AMD
+  // paths read operands straight from global memory and use none. __launch_bounds__(256, 1)
+  // bounds registers at 65536 / 256 = 256, no tighter than the per-thread maximum: 0.
+  SwzBlockUse block(const SwzSize&, unsigned) const override {
+    return {kThreads, 2ull * kStages * (kBM + kBN) * kBK, 0};
+  }
+  const char* size_error(const SwzSize& s) const override {
+    if (s[2] % 8 != 0) return "K must be a multiple of 8 (16-byte fp16 rows)";
+    const long long lim = (1ll << 31) - kBN;
+    if (s[0] >= lim || s[1] >= lim || s[2] >= lim) return "M, N and K must be below 2^31 - 256";
+    if ((s[0] + kBM - 1) / kBM * ((s[1] + kBN - 1) / kBN) >= (1ll << 31))
+      return "tiles_m * tiles_n must be below 2^31";
+    return nullptr;
+  }
+  void tile(const SwzSize& s, unsigned, unsigned long long tm, unsigned long long tn,
+            SwzTileFootprint& out) const override {
+    const unsigned long long M = s[0], N = s[1], K = s[2];
+    const unsigned long long r0 = tm * kBM, c0 = tn * kBN;
+    const unsigned long long rows = swz_fp_clamp(r0, kBM, M), cols = swz_fp_clamp(c0, kBN, N);
+    out.read(kA, 2 * r0 * K, 2 * K, 2 * K, rows, SwzWalk::parallel);
+    out.read(kBt, 2 * c0 * K, 2 * K, 2 * K, cols, SwzWalk::parallel);
+    out.write(kC, 4 * (r0 * N + c0), 4 * cols, 4 * N, rows, SwzWalk::once);
+  }
+};
+const SwzFootprintSpec& swz_footprint_spec() {
+  static const GemmTcFootprint spec;
+  return spec;
+}
+// swizzleperf:footprint-end
+
 constexpr int kCPR = kBK / 8;                        // 16-byte chunks per shared-memory row
 constexpr int kStageHalves = (kBM + kBN) * kBK;      // one pipeline stage: A tile + Bt tile
 #if defined(SWZ_HIP_ON_CUDA)
@@ -293,7 +340,7 @@ class GemmTcProgram : public SwzProgram {
   // 4096 x 32768 x 1024 (an LM-head-like shape): 128 tiles per tile row, about one wave
   // of resident workgroups on an H100, and Bt (64 MB) exceeds the 50 MB L2, so row-major
   // order re-reads Bt from DRAM for every tile row (bench/results/*-h100-tc-calibration.md).
-  SwzSize default_size() const override { return {4096, 32768, 1024}; }
+  SwzSize default_size() const override { return swz_footprint_spec().default_size(); }
   // Ragged on purpose: M, N not multiples of 128/256, K not a multiple of BK (but of 8),
   // a single partial tile, a K shorter than one pipeline, and a multi-tile grid.
   std::vector<SwzSize> verify_sizes() const override {
@@ -301,8 +348,10 @@ class GemmTcProgram : public SwzProgram {
             {515, 777, 1000}};
   }
   SwizzleGrid grid(const SwzSize& s) const override {
-    return {swz_ceil_div(s[0], kBM), swz_ceil_div(s[1], kBN)};
+    const SwzFootprintGrid g = swz_footprint_spec().grid(s, 0);
+    return {static_cast<unsigned>(g.m), static_cast<unsigned>(g.n)};
   }
+  const SwzFootprintSpec* footprint() const override { return &swz_footprint_spec(); }
   unsigned long long footprint_bytes(const SwzSize& s) const override {
     return 2ull * (s[0] * s[2] + s[1] * s[2]) + 4ull * s[0] * s[1];
   }
@@ -311,14 +360,7 @@ class GemmTcProgram : public SwzProgram {
   std::vector<unsigned long long> launch_footprints_bytes(const SwzSize&) const override {
     return {};
   }
-  const char* size_error(const SwzSize& s) const override {
-    if (s[2] % 8 != 0) return "K must be a multiple of 8 (16-byte fp16 rows)";
-    const long long lim = (1ll << 31) - kBN;
-    if (s[0] >= lim || s[1] >= lim || s[2] >= lim) return "M, N and K must be below 2^31 - 256";
-    if ((s[0] + kBM - 1) / kBM * ((s[1] + kBN - 1) / kBN) >= (1ll << 31))
-      return "tiles_m * tiles_n must be below 2^31";
-    return nullptr;
-  }
+  const char* size_error(const SwzSize& s) const override { return swz_footprint_spec().size_error(s); }
 
   void setup(const SwzSize& s, unsigned long long seed) override {
     M_ = static_cast<int>(s[0]), N_ = static_cast<int>(s[1]), K_ = static_cast<int>(s[2]);
