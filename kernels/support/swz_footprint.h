@@ -28,8 +28,10 @@
 //   SwzWalk::once      all of it at the tile's start (an attention tile's Q rows).
 //
 // The footprint program's CLI (also a mode of every kernel program):
-//   prog footprint [--size a,b,..] [--launch L | --launches N] [--tiles FIRST:COUNT]
-// (--launch: that launch only; --launches: the first N)
+//   prog footprint [--size a,b,..] [--launch L | --launches N [--window first|middle]]
+//                  [--tiles FIRST:COUNT]
+// (--launch: that launch only; --launches: N of them, the first N or (middle) the N around the
+// middle of the run, as a profiler's window over a long run would see)
 // prints, for the size (default: default_size()), first the buffers
 //   {"buffers":[{"name":"A","bytes":..},..]}
 // then one header JSON line per launch
@@ -195,6 +197,7 @@ inline int swz_footprint_run(const SwzFootprintSpec& spec, int argc, char** argv
   SwzSize size = spec.default_size();
   bool one_launch = false;
   unsigned long long launch_only = 0, first_launches = ~0ull, tile_first = 0, tile_count = ~0ull;
+  bool middle = false;
   for (int i = first; i < argc; ++i) {
     const std::string opt = argv[i];
     if (i + 1 >= argc) return usage(opt + " needs a value");
@@ -207,6 +210,10 @@ inline int swz_footprint_run(const SwzFootprintSpec& spec, int argc, char** argv
     } else if (opt == "--launches") {
       if (!parse_ull(v, &first_launches) || first_launches == 0)
         return usage(std::string("--launches: '") + v + "' is not a positive count");
+    } else if (opt == "--window") {
+      if (std::strcmp(v, "first") != 0 && std::strcmp(v, "middle") != 0)
+        return usage(std::string("--window: '") + v + "' is not first or middle");
+      middle = std::strcmp(v, "middle") == 0;
     } else if (opt == "--tiles") {
       const char* colon = std::strchr(v, ':');
       if (!colon) return usage("--tiles: expected FIRST:COUNT");
@@ -214,7 +221,7 @@ inline int swz_footprint_run(const SwzFootprintSpec& spec, int argc, char** argv
       if (!parse_ull(a.c_str(), &tile_first) || !parse_ull(colon + 1, &tile_count))
         return usage(std::string("--tiles: '") + v + "' is not FIRST:COUNT");
     } else {
-      return usage("unknown option '" + opt + "' (usage: footprint [--size a,b,..] [--launch L | --launches N] [--tiles FIRST:COUNT])");
+      return usage("unknown option '" + opt + "' (usage: footprint [--size a,b,..] [--launch L | --launches N [--window first|middle]] [--tiles FIRST:COUNT])");
     }
   }
   const SwzSize def = spec.default_size();
@@ -227,6 +234,8 @@ inline int swz_footprint_run(const SwzFootprintSpec& spec, int argc, char** argv
   const unsigned launches = spec.launches(size);
   if (one_launch && launch_only >= launches)
     return usage("--launch: " + std::to_string(launch_only) + " is not below the launch count " + std::to_string(launches));
+  unsigned long long window_first = 0;  // the first launch of the --launches window
+  if (middle && first_launches < launches) window_first = (launches - first_launches) / 2;
   const std::vector<SwzBuffer> bufs = spec.buffers(size);
   std::printf("{\"buffers\":[");
   for (size_t i = 0; i < bufs.size(); ++i) {
@@ -241,7 +250,7 @@ inline int swz_footprint_run(const SwzFootprintSpec& spec, int argc, char** argv
   std::string line;
   char num[160];
   for (unsigned l = 0; l < launches; ++l) {
-    if ((one_launch && l != launch_only) || l >= first_launches) continue;
+    if ((one_launch && l != launch_only) || l < window_first || l - window_first >= first_launches) continue;
     const SwzFootprintGrid g = spec.grid(size, l);
     const SwzBlockUse b = spec.block(size, l);
     const unsigned long long tiles = g.m * g.n;
@@ -281,7 +290,8 @@ inline int swz_footprint_run(const SwzFootprintSpec& spec, int argc, char** argv
 // main() of the tool's stand-alone footprint program: `prog footprint [options]`.
 inline int swz_footprint_main(const SwzFootprintSpec& spec, int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "footprint") != 0)
-    return swz_fp_detail::usage("usage: prog footprint [--size a,b,..] [--launch L | --launches N] [--tiles FIRST:COUNT]");
+    return swz_fp_detail::usage(
+        "usage: prog footprint [--size a,b,..] [--launch L | --launches N [--window first|middle]] [--tiles FIRST:COUNT]");
   return swz_footprint_run(spec, argc, argv, 2);
 }
 

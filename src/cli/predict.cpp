@@ -119,10 +119,11 @@ std::vector<RankedPrediction> rank_predictions(const ProgramFootprint& fp,
                                                const std::vector<std::pair<std::string, OrderForGrid>>& orders,
                                                const MachineModel& machine, const SimOptions& sim) {
   std::vector<RankedPrediction> out;
+  const PreparedProgram prepared(fp, machine, sim);  // the accesses generated once for every order
   for (const auto& [label, order] : orders) {
     RankedPrediction r;
     r.label = label;
-    auto p = predict(fp, order, machine, sim);
+    auto p = prepared.predict(order);
     if (p) {
       p->order = label;
       r.prediction = std::move(*p);

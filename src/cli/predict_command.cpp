@@ -22,7 +22,9 @@ void add_model_options(cxxopts::Options& o, const std::string& arch_default_text
       ("dies", "override the die count (round-robin dispatch; 0: the arch's)", cxxopts::value<int>()->default_value("0"))
       ("probe", "use the dispatch table measured by `swizzleperf probe` (its hardware.json)", cxxopts::value<std::string>()->default_value(""))
       ("size", "problem size a,b,.. (default: the program's)", cxxopts::value<std::string>()->default_value(""))
-      ("launches", "simulate the first N launches of one run (1 to 64)", cxxopts::value<int>()->default_value("3"))
+      ("launches", "simulate N launches of one run (1 to 64)", cxxopts::value<int>()->default_value("3"))
+      ("launch-window", "which N: middle (around the middle of the run, as the profiler's window) or first",
+       cxxopts::value<std::string>()->default_value("middle"))
       ("host-cxx", "host C++ compiler for the footprint section and the region evaluator", cxxopts::value<std::string>()->default_value("c++"));
 }
 
@@ -46,6 +48,10 @@ Result<ModelSettings> model_settings_from(const cxxopts::ParseResult& r) {
   s.footprint.support_dir = support_dir();
   s.footprint.cache_dir = default_footprint_cache_dir();
   s.footprint.max_launches = static_cast<unsigned>(launches);
+  const std::string window = r["launch-window"].as<std::string>();
+  if (window != "middle" && window != "first")
+    return make_error(fmt::format("--launch-window '{}': use middle or first", window.substr(0, 40)));
+  s.footprint.middle = window == "middle";
   s.mapping = MappingCheckOptions{s.footprint.host_compiler,
                                   std::filesystem::temp_directory_path() / fmt::format("swizzleperf-predict-{}", ::getpid()),
                                   std::chrono::seconds(60)};

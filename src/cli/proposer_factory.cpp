@@ -15,7 +15,9 @@ namespace swz::cli {
 
 void add_proposer_options(cxxopts::Options& o) {
   o.add_options("Proposer")
-      ("proposer", "auto (llm when an LLM is configured, else builtin), builtin or llm", cxxopts::value<std::string>()->default_value("auto"));
+      ("proposer", "auto (llm when an LLM is configured, else builtin), builtin or llm", cxxopts::value<std::string>()->default_value("auto"))
+      ("locality-model", "on: predict every candidate's L2 from the program's footprint, rank the built-in candidates by it "
+                         "and keep predictions in the history; off: explore without it", cxxopts::value<std::string>()->default_value("on"));
   o.add_options("LLM")
       ("base-url", "OpenAI-compatible base URL (default: $OPENAI_BASE_URL, else https://api.openai.com/v1)", cxxopts::value<std::string>()->default_value(""))
       ("api-key-env", "environment variable holding the API key (optional for local servers)", cxxopts::value<std::string>()->default_value("OPENAI_API_KEY"))
@@ -38,6 +40,7 @@ bool llm_configured(const LlmSettings& llm) {
 
 void read_proposer_settings(const cxxopts::ParseResult& r, RunConfig& c) {
   c.proposer = r["proposer"].as<std::string>();
+  c.locality_model = r["locality-model"].as<std::string>();
   c.llm.base_url = r["base-url"].as<std::string>();
   c.llm.api_key_env = r["api-key-env"].as<std::string>();
   c.llm.model = r["model"].as<std::string>();
@@ -48,6 +51,8 @@ void read_proposer_settings(const cxxopts::ParseResult& r, RunConfig& c) {
 }
 
 Result<std::unique_ptr<Proposer>> make_proposer(const RunConfig& c) {
+  if (c.locality_model != "on" && c.locality_model != "off")
+    return make_error("--locality-model '" + c.locality_model.substr(0, 40) + "': use on or off");
   std::string w = c.proposer;
   if (w == "auto") {
     if (llm_configured(c.llm)) {

@@ -107,6 +107,7 @@ const std::vector<Setting>& settings() {
       SWZ_SETTING("iterations", false, iterations, int_text),
       SWZ_SETTING("rounds", false, recheck_rounds, int_text),
       SWZ_SETTING("proposer", false, proposer, str_text),
+      SWZ_SETTING("locality-model", false, locality_model, str_text),
       SWZ_SETTING("base-url", false, llm.base_url, str_text),
       SWZ_SETTING("api-key-env", false, llm.api_key_env, str_text),
       SWZ_SETTING("model", false, llm.model, str_text),
@@ -189,6 +190,7 @@ void to_json(nlohmann::json& j, const RunConfig& c) {
        {"recheck_rounds", c.recheck_rounds},
        {"recheck_every_candidate", c.recheck_every_candidate},
        {"proposer", c.proposer},
+       {"locality_model", c.locality_model},
        {"proposer_config", c.llm},
        {"build_jobs", c.build_jobs},
        {"host_cxx", c.host_cxx},
@@ -228,6 +230,7 @@ RunConfig run_config_from_json(const nlohmann::json& j, bool legacy_objective) {
   if (j.contains("recheck_every_candidate") && j["recheck_every_candidate"].is_boolean())
     c.recheck_every_candidate = j["recheck_every_candidate"].get<bool>();
   c.proposer = str_or(j, "proposer", c.proposer);
+  c.locality_model = str_or(j, "locality_model", "off");
   if (const auto p = j.find("proposer_config"); p != j.end() && p->is_object()) {
     c.llm.base_url = str_or(*p, "base_url", c.llm.base_url);
     c.llm.api_key_env = str_or(*p, "api_key_env", c.llm.api_key_env);

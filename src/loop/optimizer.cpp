@@ -86,8 +86,8 @@ ProposalContext Optimizer::proposal_context(TileGrid grid, const fs::path& dir, 
 }
 
 void Optimizer::load_predictor(const ProgramInfo& program) {
-  if (predictor_) return;
   const RunConfig& c = state_.history.config;
+  if (predictor_ || c.locality_model != "on") return;
   auto machine = machine_model(hw_);
   if (!machine) {
     spdlog::info("locality model: none ({})", machine.error().message);

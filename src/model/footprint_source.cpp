@@ -157,7 +157,8 @@ Result<ProgramFootprint> load_footprint(const KernelSource& kernel, const std::v
     if (ec) return make_error(fmt::format("cannot place {}: {}", exe.string(), ec.message()));
   }
   ProcessSpec run;
-  run.argv = {exe.string(), "footprint", "--launches", std::to_string(std::max(1u, opt.max_launches))};
+  run.argv = {exe.string(), "footprint", "--launches", std::to_string(std::max(1u, opt.max_launches)), "--window",
+              opt.middle ? "middle" : "first"};
   if (!size.empty()) {
     std::string s;
     for (std::size_t i = 0; i < size.size(); ++i) s += (i ? "," : "") + std::to_string(size[i]);

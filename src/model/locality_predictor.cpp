@@ -12,6 +12,7 @@ LocalityPredictor::LocalityPredictor(ProgramFootprint footprint, MachineModel ma
       break;
     }
   if (main_grid_.m == 0 && !footprint_.launches.empty()) main_grid_ = footprint_.launches.front().grid;
+  prepared_ = std::make_unique<PreparedProgram>(footprint_, machine_, options_);
 }
 
 std::optional<Prediction> LocalityPredictor::predict(const std::vector<std::uint32_t>& table, const std::string& label) const {
@@ -33,11 +34,16 @@ std::optional<Prediction> LocalityPredictor::predict(const std::vector<std::uint
     other_grid = true;
     return std::vector<std::uint32_t>{};
   };
-  auto p = swz::predict(footprint_, order, machine_, options_);
+  std::lock_guard<std::mutex> lock(mu_);  // one simulation at a time: the prepared accesses are shared
+  if (auto it = cache_.find(key); it != cache_.end()) {
+    Prediction p = it->second;
+    p.order = label;
+    return p;
+  }
+  auto p = prepared_->predict(order);
   if (!p) return std::nullopt;
   p->order = label;
   if (other_grid) p->provenance["other_grids"] = "launches on another grid than the main one are predicted in identity order";
-  std::lock_guard<std::mutex> lock(mu_);
   cache_.emplace(key, *p);
   return *p;
 }

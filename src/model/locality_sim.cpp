@@ -88,6 +88,7 @@ struct Sim {
   const MachineModel& m;
   std::uint64_t G = 128;       // granule bytes
   unsigned U = 32;             // unit bytes
+  std::vector<GranuleCache> l1;  // per SM/CU (empty: no L1 modelled)
   std::vector<GranuleCache> l2;
   GranuleCache mall;
   std::vector<DieCounts> dies;
@@ -96,37 +97,16 @@ struct Sim {
 
   Sim(const LaunchFootprint& l, const MachineModel& mm) : lf(l), m(mm) {}
 
-  std::uint64_t units_mask(std::uint64_t lo, std::uint64_t hi, std::uint64_t granule_start) const {
-    // units of [lo, hi) within the granule at granule_start (hi > lo)
-    const std::uint64_t a = (lo - granule_start) / U, b = (hi - granule_start + U - 1) / U;  // [a, b)
-    const std::uint64_t n = b - a;
-    const std::uint64_t bits = n >= 64 ? ~0ull : ((1ull << n) - 1);
-    return bits << a;
-  }
-
-  // Set sampling is decided per 4 KB page (by hash), so an unsampled page is skipped whole.
-  static constexpr std::uint64_t kPage = 4096;
-  bool sampled_page(std::uint32_t buffer, std::uint64_t page) const {
-    return sample <= 1 || (mix((static_cast<std::uint64_t>(buffer) << 44) ^ page ^ 0x5bd1e995ull) & (sample - 1)) == 0;
-  }
-
-  void touch(int die, std::uint32_t buffer, std::uint64_t a, std::uint64_t b, bool write) {
-    while (a < b) {
-      const std::uint64_t page_end = std::min(b, (a / kPage + 1) * kPage);
-      if (sampled_page(buffer, a / kPage)) {
-        for (std::uint64_t g = a / G; g <= (page_end - 1) / G; ++g) {
-          const std::uint64_t gs = g * G;
-          const std::uint64_t lo = std::max(a, gs), hi = std::min(page_end, gs + G);
-          access(die, (static_cast<std::uint64_t>(buffer) << 48) ^ g, units_mask(lo, hi, gs), write);
-        }
-      }
-      a = page_end;
-    }
-  }
-
-  void access(int die, std::uint64_t key, std::uint64_t mask, bool write) {
+  void access(int die, int cu, std::uint64_t key, std::uint64_t mask, bool write) {
     ++accesses;
     ++now;
+    // L1 (per SM/CU, persisting across the blocks an SM runs): a read it holds never reaches
+    // the L2; writes go through to the L2 (write-through, no allocation).
+    if (!l1.empty() && !write) {
+      const std::uint64_t in_l1 = l1[cu].access(key, mask, now, cu);
+      mask &= ~in_l1;
+      if (!mask) return;
+    }
     DieCounts& d = dies[die];
     const std::uint64_t units = static_cast<std::uint64_t>(std::popcount(mask));
     d.requests += units;
@@ -136,7 +116,14 @@ struct Sim {
       d.write_requests += units;
       d.hits += units;  // Nsight Compute counts write sectors as hits
       near.access(key, mask, now, die);
-      if (home != die) d.cross_die_bytes += units * U;
+      if (home != die) {  // the write also reaches its home side across the fabric: another lookup, a hit
+        d.cross_die_bytes += units * U;
+        DieCounts& h = dies[home];
+        h.requests += units;
+        h.write_requests += units;
+        h.hits += units;
+        l2[home].access(key, mask, now, home);
+      }
       d.dram_write_bytes += units * U;
       return;
     }
@@ -184,37 +171,116 @@ double estimate_accesses(const LaunchFootprint& lf, std::uint64_t G, unsigned ph
 
 }  // namespace
 
-LaunchPrediction simulate_launch(const LaunchFootprint& lf, const std::vector<std::uint32_t>& pid_to_tile,
-                                 const MachineModel& m, const SimOptions& opt) {
-  LaunchPrediction out;
-  out.grid = lf.grid;
+// ---- the order-independent part: granule, sampling, phases, and each phase's accesses ----
+
+namespace {
+
+struct Access {
+  std::uint64_t key;   // buffer << 48 ^ granule; bit 63: a write
+  std::uint64_t mask;  // units of the granule touched
+};
+constexpr std::uint64_t kWriteBit = 1ull << 63;
+
+}  // namespace
+
+struct LaunchSimulator::Impl {
+  const LaunchFootprint& lf;
+  MachineModel m;
+  SimOptions opt;
+  std::uint64_t G = 128, sample = 1, granules_per_die = 1;
+  unsigned U = 32, resident = 1;
+  std::uint64_t l1_bytes = 0;  // per SM/CU, after the shared-memory carve-out
+  std::string residency_limit;
+  std::vector<std::uint32_t> phases;  // per tile
+  // Kept accesses (keep = true): tile t's phase p is acc[phase_begin[tile_base[t] + p] ..
+  // phase_begin[tile_base[t] + p + 1]).
+  bool kept = false;
+  std::vector<std::uint64_t> tile_base, phase_begin;
+  std::vector<Access> acc;
+
+  Impl(const LaunchFootprint& l, const MachineModel& mm, const SimOptions& o) : lf(l), m(mm), opt(o) {}
+
+  std::uint64_t units_mask(std::uint64_t lo, std::uint64_t hi, std::uint64_t gs) const {
+    const std::uint64_t a = (lo - gs) / U, b = (hi - gs + U - 1) / U;
+    const std::uint64_t n = b - a;
+    return (n >= 64 ? ~0ull : ((1ull << n) - 1)) << a;
+  }
+  // The sampled granule accesses of bytes [a, b) of `buffer`. Sampling is decided per granule
+  // (by hash): sampling whole pages would correlate a page's granules, which breaks the
+  // scaled-down caches once they hold few pages (an SM's L1 at a high sampling rate).
+  template <class F>
+  void touch(std::uint32_t buffer, std::uint64_t a, std::uint64_t b, bool write, F&& f) const {
+    if (b <= a) return;
+    const std::uint64_t base = static_cast<std::uint64_t>(buffer) << 48;
+    for (std::uint64_t g = a / G, last = (b - 1) / G; g <= last; ++g) {
+      const std::uint64_t key = base ^ g;
+      if (sample > 1 && (mix(key ^ 0x5bd1e995ull) & (sample - 1)) != 0) continue;
+      const std::uint64_t gs = g * G;
+      f(key | (write ? kWriteBit : 0), units_mask(std::max(a, gs), std::min(b, gs + G), gs));
+    }
+  }
+  // Every access of phase p (of P) of tile t, in order.
+  template <class F>
+  void phase_accesses(std::uint64_t t, unsigned p, unsigned P, F&& f) const {
+    for (std::uint32_t k = lf.tile_begin[t]; k < lf.tile_begin[t + 1]; ++k) {
+      const FootprintSpan& s = lf.spans[k];
+      switch (s.walk) {
+        case SpanWalk::once: {
+          if (s.write ? p + 1 != P : p != 0) break;
+          if (s.count == 1 || s.stride == s.bytes) touch(s.buffer, s.offset, s.offset + s.bytes * s.count, s.write, f);
+          else
+            for (std::uint64_t i = 0; i < s.count; ++i)
+              touch(s.buffer, s.offset + i * s.stride, s.offset + i * s.stride + s.bytes, s.write, f);
+          break;
+        }
+        case SpanWalk::parallel: {
+          const std::uint64_t lo = s.bytes * p / P / U * U, hi = p + 1 == P ? s.bytes : s.bytes * (p + 1) / P / U * U;
+          if (hi <= lo) break;
+          for (std::uint64_t i = 0; i < s.count; ++i) {
+            const std::uint64_t base = s.offset + i * s.stride;
+            touch(s.buffer, base + lo, base + hi, s.write, f);
+          }
+          break;
+        }
+        case SpanWalk::runs: {
+          const std::uint64_t T = s.total_bytes();
+          const std::uint64_t lo = T * p / P / U * U, hi = p + 1 == P ? T : T * (p + 1) / P / U * U;
+          if (hi <= lo) break;
+          if (s.count == 1 || s.stride == s.bytes) {
+            touch(s.buffer, s.offset + lo, s.offset + hi, s.write, f);
+            break;
+          }
+          for (std::uint64_t i = lo / s.bytes; i < s.count && i * s.bytes < hi; ++i) {
+            const std::uint64_t a = std::max(lo, i * s.bytes) - i * s.bytes, b = std::min(hi, (i + 1) * s.bytes) - i * s.bytes;
+            touch(s.buffer, s.offset + i * s.stride + a, s.offset + i * s.stride + b, s.write, f);
+          }
+          break;
+        }
+      }
+    }
+  }
+};
+
+LaunchSimulator::LaunchSimulator(const LaunchFootprint& lf, const MachineModel& m, const SimOptions& opt, bool keep)
+    : impl_(std::make_unique<Impl>(lf, m, opt)) {
+  Impl& x = *impl_;
   const std::uint64_t tiles = lf.tiles();
   const Residency res = resident_blocks(m, lf.block);
-  out.resident_per_cu = opt.resident_override ? opt.resident_override : res.blocks;
-  out.residency_limit = opt.resident_override ? "given" : res.limit;
+  x.resident = opt.resident_override ? opt.resident_override : res.blocks;
+  x.residency_limit = opt.resident_override ? "given" : res.limit;
+  x.l1_bytes = opt.model_l1 ? l1_bytes_per_cu(m, lf.block, x.resident) : 0;
   const unsigned phases = std::max(1u, opt.phases);
-  Sim sim(lf, m);
-  sim.U = m.sector_bytes;
-  sim.G = std::clamp<std::uint64_t>(opt.granule_units, 1, 64) * sim.U;
-  if (sim.G < 128) sim.G = 128;        // at least an L2 line
-  if (sim.G > Sim::kPage) sim.G = Sim::kPage;  // sampling works in whole pages
-  out.granule_bytes = sim.G;
-  const int D = std::max(1, m.num_dies);
-  sim.dies.assign(D, DieCounts{});
-  std::uint64_t granules_per_die = std::max<std::uint64_t>(1, m.l2_bytes_per_die / sim.G);
-  // Set sampling: simulate 1 in R granules (by hash) in caches R times smaller, keeping at
-  // least min_sets sets per cache, so the cost fits the budget; counts are scaled back.
-  const double est = estimate_accesses(lf, sim.G, phases);
-  while (sim.sample < 1024 && est / static_cast<double>(sim.sample) > static_cast<double>(opt.max_accesses) &&
-         granules_per_die / (sim.sample * 2) >= static_cast<std::uint64_t>(opt.min_sets) * m.l2_ways)
-    sim.sample *= 2;
-  out.sample = sim.sample;
-  granules_per_die = std::max<std::uint64_t>(1, granules_per_die / sim.sample);
-  if (m.topology == L2Topology::shared) sim.l2.emplace_back(granules_per_die * D, m.l2_ways);
-  else
-    for (int d = 0; d < D; ++d) sim.l2.emplace_back(granules_per_die, m.l2_ways);
-  if (m.mall_bytes) sim.mall = GranuleCache(std::max<std::uint64_t>(1, m.mall_bytes / sim.G / sim.sample), 16);
-
+  x.U = m.sector_bytes;
+  x.G = std::clamp<std::uint64_t>(opt.granule_units, 1, 64) * x.U;
+  if (x.G < 128) x.G = 128;              // at least an L2 line
+  if (x.G > 4096) x.G = 4096;
+  x.granules_per_die = std::max<std::uint64_t>(1, m.l2_bytes_per_die / x.G);
+  // Set sampling: simulate 1 in R granules (by page hash) in caches R times smaller, keeping
+  // at least min_sets sets per cache, so the cost fits the budget; counts are scaled back.
+  const double est = estimate_accesses(lf, x.G, phases);
+  while (x.sample < 1024 && est / static_cast<double>(x.sample) > static_cast<double>(opt.max_accesses) &&
+         x.granules_per_die / (x.sample * 2) >= static_cast<std::uint64_t>(opt.min_sets) * m.l2_ways)
+    x.sample *= 2;
   // Work per tile (bytes) -> phases per tile.
   std::vector<std::uint64_t> work(tiles, 0);
   double mean = 0;
@@ -224,62 +290,77 @@ LaunchPrediction simulate_launch(const LaunchFootprint& lf, const std::vector<st
   }
   mean = tiles ? mean / static_cast<double>(tiles) : 0;
   const double per_phase = mean > 0 ? mean / phases : 1;
-  auto phases_of = [&](std::uint64_t t) {
-    return static_cast<unsigned>(std::clamp<double>(std::round(static_cast<double>(work[t]) / per_phase), 1.0, 64.0 * phases));
-  };
+  x.phases.resize(tiles);
+  for (std::uint64_t t = 0; t < tiles; ++t)
+    x.phases[t] = static_cast<std::uint32_t>(std::clamp<double>(std::round(static_cast<double>(work[t]) / per_phase), 1.0, 64.0 * phases));
+  if (!keep) return;
+  x.kept = true;
+  x.tile_base.resize(tiles + 1);
+  std::uint64_t total_phases = 0;
+  for (std::uint64_t t = 0; t < tiles; ++t) {
+    x.tile_base[t] = total_phases;
+    total_phases += x.phases[t];
+  }
+  x.tile_base[tiles] = total_phases;
+  x.phase_begin.reserve(total_phases + 1);
+  x.acc.reserve(static_cast<std::size_t>(std::min(est / static_cast<double>(x.sample) * 1.2 + 1024, 64e6)));
+  for (std::uint64_t t = 0; t < tiles; ++t)
+    for (unsigned p = 0; p < x.phases[t]; ++p) {
+      x.phase_begin.push_back(x.acc.size());
+      x.phase_accesses(t, p, x.phases[t], [&](std::uint64_t key, std::uint64_t mask) { x.acc.push_back({key, mask}); });
+    }
+  x.phase_begin.push_back(x.acc.size());
+}
+
+LaunchSimulator::~LaunchSimulator() = default;
+
+LaunchPrediction LaunchSimulator::run(const std::vector<std::uint32_t>& pid_to_tile) const {
+  const Impl& x = *impl_;
+  const LaunchFootprint& lf = x.lf;
+  const MachineModel& m = x.m;
+  LaunchPrediction out;
+  out.grid = lf.grid;
+  out.resident_per_cu = x.resident;
+  out.residency_limit = x.residency_limit;
+  out.granule_bytes = x.G;
+  out.sample = x.sample;
+  const std::uint64_t tiles = lf.tiles();
+  const bool opt_stagger_ = x.opt.stagger;
+  Sim sim(lf, m);
+  sim.U = x.U;
+  sim.G = x.G;
+  sim.sample = x.sample;
+  const int D = std::max(1, m.num_dies);
+  sim.dies.assign(D, DieCounts{});
+  const std::uint64_t granules = std::max<std::uint64_t>(1, x.granules_per_die / x.sample);
+  if (m.topology == L2Topology::shared) sim.l2.emplace_back(granules * D, m.l2_ways);
+  else
+    for (int d = 0; d < D; ++d) sim.l2.emplace_back(granules, m.l2_ways);
+  if (m.mall_bytes) sim.mall = GranuleCache(std::max<std::uint64_t>(1, m.mall_bytes / x.G / x.sample), 16);
 
   auto tile_of = [&](std::uint64_t pid) -> std::uint64_t {
     if (!lf.swizzled || pid_to_tile.size() != tiles) return pid;
     const std::uint64_t t = pid_to_tile[pid];
     return t < tiles ? t : pid;
   };
-
-  // One phase of tile t on die `die`.
-  auto run_phase = [&](int die, std::uint64_t t, unsigned p, unsigned P) {
-    for (std::uint32_t k = lf.tile_begin[t]; k < lf.tile_begin[t + 1]; ++k) {
-      const FootprintSpan& s = lf.spans[k];
-      switch (s.walk) {
-        case SpanWalk::once: {
-          const bool now_ = s.write ? p + 1 == P : p == 0;
-          if (!now_) break;
-          if (s.count == 1 || s.stride == s.bytes) sim.touch(die, s.buffer, s.offset, s.offset + s.bytes * s.count, s.write);
-          else
-            for (std::uint64_t i = 0; i < s.count; ++i)
-              sim.touch(die, s.buffer, s.offset + i * s.stride, s.offset + i * s.stride + s.bytes, s.write);
-          break;
-        }
-        case SpanWalk::parallel: {
-          const std::uint64_t lo = s.bytes * p / P / sim.U * sim.U, hi = p + 1 == P ? s.bytes : s.bytes * (p + 1) / P / sim.U * sim.U;
-          if (hi <= lo) break;
-          for (std::uint64_t i = 0; i < s.count; ++i) {
-            const std::uint64_t base = s.offset + i * s.stride;
-            sim.touch(die, s.buffer, base + lo, base + hi, s.write);
-          }
-          break;
-        }
-        case SpanWalk::runs: {
-          const std::uint64_t T = s.total_bytes();
-          const std::uint64_t lo = T * p / P / sim.U * sim.U, hi = p + 1 == P ? T : T * (p + 1) / P / sim.U * sim.U;
-          if (hi <= lo) break;
-          if (s.count == 1 || s.stride == s.bytes) {
-            sim.touch(die, s.buffer, s.offset + lo, s.offset + hi, s.write);
-            break;
-          }
-          for (std::uint64_t i = lo / s.bytes; i < s.count && i * s.bytes < hi; ++i) {
-            const std::uint64_t a = std::max(lo, i * s.bytes) - i * s.bytes, b = std::min(hi, (i + 1) * s.bytes) - i * s.bytes;
-            sim.touch(die, s.buffer, s.offset + i * s.stride + a, s.offset + i * s.stride + b, s.write);
-          }
-          break;
-        }
-      }
+  auto run_phase = [&](int die, int cu, std::uint64_t t, unsigned p) {
+    if (x.kept) {
+      const std::uint64_t i0 = x.phase_begin[x.tile_base[t] + p], i1 = x.phase_begin[x.tile_base[t] + p + 1];
+      for (std::uint64_t i = i0; i < i1; ++i)
+        sim.access(die, cu, x.acc[i].key & ~kWriteBit, x.acc[i].mask, (x.acc[i].key & kWriteBit) != 0);
+    } else {
+      x.phase_accesses(t, p, x.phases[t], [&](std::uint64_t key, std::uint64_t mask) {
+        sim.access(die, cu, key & ~kWriteBit, mask, (key & kWriteBit) != 0);
+      });
     }
   };
 
   // Slots: resident tiles per CU x CUs, each on a die.
-  const std::uint64_t per_die = static_cast<std::uint64_t>(out.resident_per_cu) * m.cus_per_die;
+  const std::uint64_t per_die = static_cast<std::uint64_t>(x.resident) * m.cus_per_die;
   const std::uint64_t S = per_die * D;
   struct Slot {
-    int die = 0;
+    int die = 0, cu = 0;
+    unsigned wait = 0;  // rounds before its first tile starts
     bool busy = false;
     std::uint64_t tile = 0;
     unsigned phase = 0, P = 1;
@@ -287,10 +368,20 @@ LaunchPrediction simulate_launch(const LaunchFootprint& lf, const std::vector<st
   std::vector<Slot> slots(S);
   std::vector<std::uint64_t> next_of_die(D, 0);  // round robin: the next pid index of each die's queue
   std::uint64_t next_pid = 0;
+  const std::uint64_t CUs = static_cast<std::uint64_t>(m.cus_per_die) * D;
   for (std::uint64_t s = 0; s < S; ++s) {
-    if (m.round_robin) slots[s].die = static_cast<int>(s / per_die);
-    else if (!m.first_wave_die.empty()) slots[s].die = std::clamp(m.first_wave_die[s % m.first_wave_die.size()], 0, D - 1);
-    else slots[s].die = static_cast<int>(s % D);
+    if (m.round_robin) {
+      slots[s].die = static_cast<int>(s / per_die);
+      slots[s].cu = static_cast<int>(static_cast<std::uint64_t>(slots[s].die) * m.cus_per_die + (s % per_die) % m.cus_per_die);
+    } else {
+      slots[s].cu = static_cast<int>(s % CUs);  // the first wave: one block per SM, then the next round
+      slots[s].die = !m.first_wave_die.empty() ? std::clamp(m.first_wave_die[s % CUs % m.first_wave_die.size()], 0, D - 1)
+                                               : static_cast<int>(s % D);
+    }
+  }
+  if (x.l1_bytes > 0) {
+    const std::uint64_t g1 = std::max<std::uint64_t>(1, x.l1_bytes / x.G / x.sample);
+    sim.l1.assign(CUs, GranuleCache(g1, static_cast<unsigned>(std::min<std::uint64_t>(g1, 16))));
   }
   auto assign = [&](Slot& sl) {
     std::uint64_t pid;
@@ -305,11 +396,20 @@ LaunchPrediction simulate_launch(const LaunchFootprint& lf, const std::vector<st
     sl.busy = true;
     sl.tile = tile_of(pid);
     sl.phase = 0;
-    sl.P = phases_of(sl.tile);
+    sl.P = x.phases[sl.tile];
     ++sim.dies[sl.die].tiles;
   };
-  // First wave: pid order over the slots (round robin: each die's queue in order).
-  for (auto& sl : slots) assign(sl);
+  // The first wave, in pid order, with staggered starts: in the steady state of a launch of
+  // many waves blocks finish (and new ones start) spread evenly over a tile's run time, so
+  // pid p + k starts about k / S of a tile's time after pid p. (A launch that starts all of
+  // its first wave at once desynchronises within a wave or two.)
+  double mean_p = 0;
+  for (auto ph : x.phases) mean_p += ph;
+  mean_p = x.phases.empty() ? 1 : mean_p / static_cast<double>(x.phases.size());
+  for (std::uint64_t i = 0; i < S; ++i) {
+    assign(slots[i]);
+    if (opt_stagger_) slots[i].wait = static_cast<unsigned>(static_cast<double>(i) * mean_p / static_cast<double>(S));
+  }
   std::vector<std::size_t> freed;
   bool any = true;
   while (any) {
@@ -319,7 +419,11 @@ LaunchPrediction simulate_launch(const LaunchFootprint& lf, const std::vector<st
       Slot& sl = slots[i];
       if (!sl.busy) continue;
       any = true;
-      run_phase(sl.die, sl.tile, sl.phase, sl.P);
+      if (sl.wait > 0) {
+        --sl.wait;
+        continue;
+      }
+      run_phase(sl.die, sl.cu, sl.tile, sl.phase);
       if (++sl.phase >= sl.P) {
         sl.busy = false;
         freed.push_back(i);
@@ -328,15 +432,18 @@ LaunchPrediction simulate_launch(const LaunchFootprint& lf, const std::vector<st
     for (std::size_t i : freed) assign(slots[i]);
   }
   out.accesses = sim.accesses;
-  if (sim.sample > 1)
+  if (x.sample > 1)
     for (auto& d : sim.dies) {
-      const std::uint64_t t = d.tiles;
-      d.requests *= sim.sample, d.hits *= sim.sample, d.read_requests *= sim.sample, d.write_requests *= sim.sample;
-      d.dram_read_bytes *= sim.sample, d.dram_write_bytes *= sim.sample, d.cross_die_bytes *= sim.sample;
-      d.tiles = t;
+      d.requests *= x.sample, d.hits *= x.sample, d.read_requests *= x.sample, d.write_requests *= x.sample;
+      d.dram_read_bytes *= x.sample, d.dram_write_bytes *= x.sample, d.cross_die_bytes *= x.sample;
     }
   out.dies = std::move(sim.dies);
   return out;
+}
+
+LaunchPrediction simulate_launch(const LaunchFootprint& lf, const std::vector<std::uint32_t>& pid_to_tile,
+                                 const MachineModel& m, const SimOptions& opt) {
+  return LaunchSimulator(lf, m, opt, false).run(pid_to_tile);
 }
 
 }  // namespace swz

@@ -42,6 +42,8 @@ Result<MachineModel> machine_model(const HardwareProfile& hw) {
     m.limits.smem_per_cu = 65536;            // LDS
     m.limits.smem_reserved_per_block = 0;
     m.limits.reg_granule = 8 * 64;           // VGPRs allocated in blocks of 8 per lane
+    m.limits.l1_fixed = 32768;               // vL1D per CU
+    m.limits.smem_carveouts.clear();
     m.provenance["limits"] = "arch table (CDNA3: 64 KB LDS, 512 VGPRs x 4 SIMDs, 8 waves per SIMD)";
     m.topology = m.num_dies > 1 ? L2Topology::private_per_die : L2Topology::shared;
     m.provenance["l2_topology"] = m.num_dies > 1 ? "documented: each XCD's L2 serves its own CUs" : "one L2";
@@ -52,6 +54,10 @@ Result<MachineModel> machine_model(const HardwareProfile& hw) {
   } else {
     const bool sm80 = hw.arch.rfind("sm_80", 0) == 0;
     m.limits.smem_per_cu = sm80 ? 167936 : 233472;
+    m.limits.l1_smem_per_cu = sm80 ? 196608 : 262144;
+    m.limits.smem_carveouts = sm80 ? std::vector<std::uint64_t>{0, 8, 16, 32, 64, 100, 132, 164}
+                                   : std::vector<std::uint64_t>{0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
+    for (auto& c : m.limits.smem_carveouts) c *= 1024;
     m.provenance["limits"] = sm80 ? "arch table (sm_80: 64K registers, 164 KB shared memory, 2048 threads, 32 blocks per SM)"
                                   : "arch table (sm_90: 64K registers, 228 KB shared memory, 2048 threads, 32 blocks per SM)";
     m.topology = m.num_dies > 1 ? L2Topology::home_sides : L2Topology::shared;
@@ -67,6 +73,15 @@ Result<MachineModel> machine_model(const HardwareProfile& hw) {
           ? "measured first wave (" + hw.dispatch.source + "), then each block to the slot that frees first"
           : "assumed: first wave die = pid % " + std::to_string(m.num_dies) + ", then each block to the slot that frees first";
   return m;
+}
+
+std::uint64_t l1_bytes_per_cu(const MachineModel& m, const BlockUse& block, unsigned resident) {
+  const ArchLimits& L = m.limits;
+  if (L.smem_carveouts.empty()) return L.l1_fixed;
+  const std::uint64_t need = block.shared_bytes ? static_cast<std::uint64_t>(resident) * (block.shared_bytes + L.smem_reserved_per_block) : 0;
+  for (std::uint64_t c : L.smem_carveouts)
+    if (c >= need) return L.l1_smem_per_cu > c ? L.l1_smem_per_cu - c : 0;
+  return L.l1_smem_per_cu > L.smem_carveouts.back() ? L.l1_smem_per_cu - L.smem_carveouts.back() : 0;
 }
 
 Residency resident_blocks(const MachineModel& m, const BlockUse& block) {

@@ -92,8 +92,11 @@ std::string render_prediction(const Prediction& p) {
   return out;
 }
 
-Result<Prediction> predict(const ProgramFootprint& fp, const OrderForGrid& order, const MachineModel& machine,
-                           const SimOptions& options) {
+namespace {
+
+// predict() over simulators made by `sim_of(launch index)`.
+template <class SimOf>
+Result<Prediction> predict_with(const ProgramFootprint& fp, const OrderForGrid& order, const MachineModel& machine, SimOf&& sim_of) {
   const auto t0 = std::chrono::steady_clock::now();
   Prediction p;
   p.size = fp.size;
@@ -106,7 +109,8 @@ Result<Prediction> predict(const ProgramFootprint& fp, const OrderForGrid& order
   std::map<std::pair<unsigned, unsigned>, std::vector<std::uint32_t>> tables;
   for (std::size_t i = 0; i < fp.launches.size(); ++i) {
     const LaunchFootprint& lf = fp.launches[i];
-    std::vector<std::uint32_t> table;
+    const std::vector<std::uint32_t>* table = nullptr;
+    static const std::vector<std::uint32_t> identity;
     if (lf.swizzled) {
       const auto key = std::make_pair(lf.grid.m, lf.grid.n);
       auto it = tables.find(key);
@@ -115,9 +119,9 @@ Result<Prediction> predict(const ProgramFootprint& fp, const OrderForGrid& order
         if (!t) return t.error();
         it = tables.emplace(key, std::move(*t)).first;
       }
-      table = it->second;
+      table = &it->second;
     }
-    LaunchPrediction lp = simulate_launch(lf, table, machine, options);
+    LaunchPrediction lp = sim_of(i, table ? *table : identity);
     lp.launch = i < fp.launch_ids.size() ? fp.launch_ids[i] : static_cast<unsigned>(i);
     for (std::size_t d = 0; d < lp.dies.size() && d < p.dies.size(); ++d) p.dies[d] += lp.dies[d];
     p.launches.push_back(std::move(lp));
@@ -125,6 +129,24 @@ Result<Prediction> predict(const ProgramFootprint& fp, const OrderForGrid& order
   for (const auto& d : p.dies) p.total += d;
   p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return p;
+}
+
+}  // namespace
+
+Result<Prediction> predict(const ProgramFootprint& fp, const OrderForGrid& order, const MachineModel& machine,
+                           const SimOptions& options) {
+  return predict_with(fp, order, machine, [&](std::size_t i, const std::vector<std::uint32_t>& table) {
+    return simulate_launch(fp.launches[i], table, machine, options);
+  });
+}
+
+PreparedProgram::PreparedProgram(const ProgramFootprint& fp, const MachineModel& machine, const SimOptions& options)
+    : fp_(fp), machine_(machine) {
+  for (const auto& l : fp_.launches) sims_.push_back(std::make_unique<LaunchSimulator>(l, machine_, options, true));
+}
+
+Result<Prediction> PreparedProgram::predict(const OrderForGrid& order) const {
+  return predict_with(fp_, order, machine_, [&](std::size_t i, const std::vector<std::uint32_t>& table) { return sims_[i]->run(table); });
 }
 
 }  // namespace swz

@@ -2,19 +2,24 @@
 // grid, that every rendered family is a bijection on ragged grids (checked with
 // the real host compiler under an 8-die and a 2-partition profile), and the
 // reflection over the history: skip broken families, refine around the best
-// parameter, report "exhausted" when nothing is left.
+// parameter, report "exhausted" when nothing is left; with the locality model, the
+// candidates proposed best-predicted first.
 #include "swizzleperf/proposer/builtin_proposer.h"
 
 #include <gtest/gtest.h>
 
 #include "support/builders.h"
 
+#include <algorithm>
+#include <functional>
 #include <future>
 #include <set>
 
 #include "swizzleperf/core/mapping_check.h"
 #include "swizzleperf/core/valid_region.h"
+#include "swizzleperf/proposer/family_order.h"
 #include "support/fixtures.h"
+#include "support/footprint_builders.h"
 
 namespace swz {
 namespace {
@@ -637,6 +642,157 @@ TEST_F(BuiltinPropose, LookaheadWhileRefiningFollowsTheRefineOrderAndEndsWhenExh
   const auto m = BuiltinProposer::params_of("grouped_m"), n = BuiltinProposer::params_of("grouped_n");
   EXPECT_EQ(ahead.size(), m.size() - 1 + n.size() - 1);
   EXPECT_EQ(family_of(ahead.front()), "grouped_m");
+}
+
+}  // namespace
+}  // namespace swz
+
+// ---- ranked by the locality model (ProposalContext::predictor) ---------------------------
+
+namespace swz {
+namespace {
+
+// A GEMM-like footprint on an 8 x 64 tile grid (tile (m, n) reads A's row panel m and B's
+// column panel n, 32 KB each) on an H100 model shrunk to 4 SMs and 128 KB per L2 side: B's
+// 64 panels (2 MB) do not fit, so the block order decides the hit rate.
+class BuiltinProposerWithModel : public ::testing::Test {
+ protected:
+  static test::GemmShape shape() {
+    test::GemmShape s;
+    s.tiles_m = 8;
+    s.tiles_n = 64;
+    s.bm = 32;
+    s.bn = 32;
+    s.k = 256;
+    return s;
+  }
+  static MachineModel machine() {
+    auto m = machine_model(sm90());
+    EXPECT_TRUE(m);
+    m->cus_per_die = 4;
+    m->l2_bytes_per_die = 128 << 10;
+    return *m;
+  }
+  BuiltinProposerWithModel() : predictor_(test::gemm_like_footprint(shape()), machine(), fast_sim_options()) {}
+
+  Result<Proposal> propose(const RunHistory& h, const LocalityPredictor* predictor) {
+    auto k = KernelSource::parse(kProposerKernel);
+    EXPECT_TRUE(k);
+    kernel_ = std::make_unique<KernelSource>(std::move(k.value()));
+    ProposalContext ctx{*kernel_, grid_, hw_, h, {}, {}, h.next_iteration(), predictor};
+    return proposer_.propose(ctx);
+  }
+
+  struct Scored {
+    FamilyCandidate candidate;
+    double hit = 0;
+  };
+  // Every candidate with a distinct order that is not the identity (the first of equal
+  // ones), with its predicted hit rate, in all_candidates order.
+  std::vector<Scored> distinct() {
+    std::vector<Scored> out;
+    std::set<std::vector<std::uint32_t>> seen{test::identity_order(grid_.num_pids())};
+    for (const auto& c : BuiltinProposer::all_candidates(hw_, grid_)) {
+      auto t = family_order(c, grid_, hw_.num_dies);
+      if (!seen.insert(t).second) continue;
+      auto p = predictor_.predict(t, c.label());
+      EXPECT_TRUE(p) << c.label();
+      if (p) out.push_back({c, p->l2_hit_pct()});
+    }
+    return out;
+  }
+  static double best_hit(const std::vector<Scored>& v, const std::function<bool(const Scored&)>& allowed) {
+    double best = -1;
+    for (const auto& s : v)
+      if (allowed(s)) best = std::max(best, s.hit);
+    return best;
+  }
+  double predicted_hit(const Proposal& p) {
+    FamilyCandidate c{p.meta.value("family", ""), p.meta.value("param", 0)};
+    auto pred = predictor_.predict(family_order(c, grid_, hw_.num_dies), p.label);
+    EXPECT_TRUE(pred);
+    return pred ? pred->l2_hit_pct() : -1;
+  }
+  const TileGrid grid_{8, 64};
+  const HardwareProfile hw_ = sm90();
+  LocalityPredictor predictor_;
+  BuiltinProposer proposer_;
+  std::unique_ptr<KernelSource> kernel_;
+};
+
+TEST_F(BuiltinProposerWithModel, TheFirstProposalIsTheBestPredictedCandidate) {
+  const auto all = distinct();
+  ASSERT_GE(all.size(), 10u);
+  const double best = best_hit(all, [](const Scored&) { return true; });
+  double worst = 101;
+  for (const auto& s : all) worst = std::min(worst, s.hit);
+  ASSERT_GT(best, worst + 5) << "the machine should make the order matter";
+  RunHistory h;
+  auto p = propose(h, &predictor_);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_NEAR(predicted_hit(*p), best, 1e-9) << p->label;
+  const std::string ranked = "ranked 1 of " + std::to_string(all.size()) + " distinct orders by the locality model";
+  EXPECT_NE(p->reasoning.find(ranked), std::string::npos) << p->reasoning;
+  EXPECT_NE(p->reasoning.find("not a measurement"), std::string::npos) << p->reasoning;
+  EXPECT_EQ(p->region, render_family({p->meta.value("family", ""), p->meta.value("param", 0)}));
+  // Without the model the proposer explores its seed order instead.
+  auto plain = propose(h, nullptr);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->reasoning.find("ranked"), std::string::npos) << plain->reasoning;
+}
+
+TEST_F(BuiltinProposerWithModel, OnceTriedTheNextBestIsProposed) {
+  const auto all = distinct();
+  RunHistory h;
+  auto first = propose(h, &predictor_);
+  ASSERT_TRUE(first) << first.error().message;
+  const std::string first_label = first->label;
+  h.attempts.push_back(tried(1, first->meta.value("family", ""), first->meta.value("param", 0), AttemptStatus::ok, 70.0));
+  auto second = propose(h, &predictor_);
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_NE(second->label, first_label);
+  const double next = best_hit(all, [&](const Scored& s) { return s.candidate.label() != first_label; });
+  EXPECT_NEAR(predicted_hit(*second), next, 1e-9) << second->label;
+  EXPECT_NE(second->reasoning.find("ranked 2 of " + std::to_string(all.size())), std::string::npos) << second->reasoning;
+}
+
+TEST_F(BuiltinProposerWithModel, ABrokenFamilyIsSkipped) {
+  const auto all = distinct();
+  RunHistory h;
+  auto first = propose(h, &predictor_);
+  ASSERT_TRUE(first) << first.error().message;
+  const std::string broken = first->meta.value("family", "");
+  h.attempts.push_back(tried(1, broken, first->meta.value("param", 0), AttemptStatus::build_failed));
+  auto p = propose(h, &predictor_);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_NE(p->meta.value("family", ""), broken) << p->label;
+  const double best_other = best_hit(all, [&](const Scored& s) { return s.candidate.family != broken; });
+  EXPECT_NEAR(predicted_hit(*p), best_other, 1e-9) << p->label;
+  EXPECT_NE(p->rationale.find(broken + " (broke)"), std::string::npos) << p->rationale;
+}
+
+TEST_F(BuiltinProposerWithModel, ExhaustedWhenEveryCandidateWasTried) {
+  const auto all = distinct();
+  ASSERT_FALSE(all.empty());
+  // Every candidate but the worst-predicted one: that one comes last.
+  const Scored* worst = &all.front();
+  for (const auto& s : all)
+    if (s.hit < worst->hit) worst = &s;
+  RunHistory h;
+  int it = 0;
+  for (const auto& c : BuiltinProposer::all_candidates(hw_, grid_))
+    if (c.label() != worst->candidate.label()) h.attempts.push_back(tried(++it, c.family, c.param, AttemptStatus::ok, 60.0));
+  auto last = propose(h, &predictor_);
+  ASSERT_TRUE(last) << last.error().message;
+  EXPECT_EQ(last->label, worst->candidate.label());
+  EXPECT_NE(last->reasoning.find("ranked " + std::to_string(all.size()) + " of " + std::to_string(all.size())),
+            std::string::npos)
+      << last->reasoning;
+  h.attempts.push_back(tried(++it, worst->candidate.family, worst->candidate.param, AttemptStatus::ok, 60.0));
+  auto none = propose(h, &predictor_);
+  ASSERT_FALSE(none);
+  EXPECT_TRUE(none.error().exhausted());
+  EXPECT_FALSE(none.error().fatal);
 }
 
 }  // namespace

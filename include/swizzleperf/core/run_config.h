@@ -101,6 +101,10 @@ struct RunConfig {
   int recheck_rounds = 6;               // interleaved rounds for a candidate that could become best; 0: off
   bool recheck_every_candidate = false; // gate: its one candidate is always re-checked
   std::string proposer = "auto";        // auto | builtin | llm | committed
+  // on: the locality model (model/) predicts every candidate from the program's footprint,
+  // the built-in proposer ranks by it and the history keeps predictions; off: not used.
+  // A history written before the setting existed reads as off.
+  std::string locality_model = "on";
   LlmSettings llm;
   int build_jobs = 0;                   // 0: BuildPool::default_jobs()
   std::string host_cxx = "c++";

@@ -34,7 +34,8 @@ struct FootprintSourceOptions {
   std::filesystem::path cache_dir;    // compiled footprint programs; empty: a temporary dir
   std::chrono::milliseconds compile_timeout{std::chrono::seconds(120)};
   std::chrono::milliseconds run_timeout{std::chrono::seconds(60)};
-  unsigned max_launches = 3;          // the first launches of one run()
+  unsigned max_launches = 3;          // launches of one run() simulated: at most this many,
+  bool middle = true;                 // around the middle of the run (as the profiler's window), else the first
 };
 
 // The footprint of `kernel` at `size` (empty: the program's default). An Error says why it

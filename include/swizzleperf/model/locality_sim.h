@@ -16,12 +16,15 @@
 //  - Set sampling (a classic of cache simulation): when a launch touches more granules than
 //    the budget, 1 in R granules (chosen by hash) is simulated in caches R times smaller and
 //    the counts are scaled by R; rates are unbiased, and at least min_sets sets remain.
+//  - Each SM/CU has an L1 (its size after the shared-memory carve-out the resident blocks need)
+//    that persists across the blocks it runs: a read it holds is not an L2 request.
 //  - Reads that miss go to DRAM (through the MI300X Infinity Cache when the model has one);
 //    writes count as L2 hits (as Nsight Compute counts them) and allocate in the cache.
 //  - Every launch starts with empty caches (the profiler flushes between launches).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -61,6 +64,8 @@ struct SimOptions {
   std::uint64_t max_accesses = 8'000'000;   // set sampling keeps the simulated accesses near this
   unsigned min_sets = 64;                   // ... but keeps at least this many sets per cache
   unsigned resident_override = 0;           // tiles per SM/CU (0: from the block's resources)
+  bool model_l1 = true;                     // reads an SM's L1 holds never reach the L2
+  bool stagger = true;                      // first-wave starts spread as in the steady state
 };
 // For ranking many candidates (check --predict, the proposer): coarser and cheaper.
 inline SimOptions fast_sim_options() {
@@ -71,6 +76,24 @@ inline SimOptions fast_sim_options() {
   o.min_sets = 32;
   return o;
 }
+
+// One launch made ready to simulate in many orders: the granule, the sampling and each
+// tile's phases are fixed here; with keep = true every phase's granule accesses are also
+// generated once and kept (about 16 bytes each, at most max_accesses x 1.2), so ranking many
+// orders costs only the cache lookups. The footprint must outlive the simulator.
+class LaunchSimulator {
+ public:
+  LaunchSimulator(const LaunchFootprint& launch, const MachineModel& machine, const SimOptions& options, bool keep);
+  ~LaunchSimulator();
+  LaunchSimulator(const LaunchSimulator&) = delete;
+  LaunchSimulator& operator=(const LaunchSimulator&) = delete;
+  // pid_to_tile: the order (pid -> tile id), num_pids entries, a bijection; empty: identity.
+  LaunchPrediction run(const std::vector<std::uint32_t>& pid_to_tile) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // pid_to_tile: the order (pid -> tile id), num_pids entries, a bijection; empty: identity.
 // The caller checks that it is a bijection (the mapping check) before predicting.

@@ -31,6 +31,9 @@ enum class L2Topology {
 };
 
 struct ArchLimits {
+  std::uint64_t l1_smem_per_cu = 262144;  // the unified L1 + shared memory array (H100: 256 KB)
+  std::vector<std::uint64_t> smem_carveouts;  // shared-memory sizes the driver can choose; empty: separate L1 of l1_fixed
+  std::uint64_t l1_fixed = 0;
   unsigned max_threads_per_cu = 2048;
   unsigned max_blocks_per_cu = 32;
   std::uint64_t regs_per_cu = 65536;
@@ -69,5 +72,9 @@ struct Residency {
   std::string limit;
 };
 Residency resident_blocks(const MachineModel& m, const BlockUse& block);
+
+// The L1 bytes per SM/CU left for caching when `resident` blocks of `block` run there: NVIDIA's
+// unified array minus the smallest shared-memory carve-out that holds them; AMD's fixed L1.
+std::uint64_t l1_bytes_per_cu(const MachineModel& m, const BlockUse& block, unsigned resident);
 
 }  // namespace swz

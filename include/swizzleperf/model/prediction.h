@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,21 @@ std::string render_prediction(const Prediction& p);
 // The order for a launch's grid: pid -> tile (empty: identity), or an Error (e.g. the
 // region is not a bijection on that grid).
 using OrderForGrid = std::function<Result<std::vector<std::uint32_t>>(TileGrid)>;
+
+// A program's launches made ready for many orders (LaunchSimulator with kept accesses):
+// what ranking dozens of candidates uses. `fp` must outlive it.
+class PreparedProgram {
+ public:
+  PreparedProgram(const ProgramFootprint& fp, const MachineModel& machine, const SimOptions& options);
+  Result<Prediction> predict(const OrderForGrid& order) const;
+  const ProgramFootprint& footprint() const { return fp_; }
+  const MachineModel& machine() const { return machine_; }
+
+ private:
+  const ProgramFootprint& fp_;
+  MachineModel machine_;
+  std::vector<std::unique_ptr<LaunchSimulator>> sims_;
+};
 
 // Simulates every launch of `fp` (with orders from `order`; launches that ignore
 // swizzle_pid run in identity order) and sums them.

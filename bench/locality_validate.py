@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Validates the locality model against Nsight Compute truth collected on the GPU.
+
+For every order measured by bench/h100_locality_truth.sh (truth-*.json and the region files
+in raw-*.tgz), runs `swizzleperf predict KERNEL --region REGION --arch sm_90 --probe PROBE
+--launches L --launch-window first --json` (L = the launches the truth profiled), and
+reports per kernel:
+  - Spearman rank correlation of predicted vs measured L2 hit rate across orders (ties get
+    average ranks), and the median / largest absolute error in points;
+  - the same for DRAM read bytes (median relative error);
+  - measured repeat noise where the truth has repeats (truth-C-repeat).
+Measured hit rate = 100 * sum(lts__t_sectors_lookup_hit) / sum(lts__t_sectors), summed over
+the profiled launches, as the tool's own profiler parser computes it.
+
+Usage: locality_validate.py [--binary build/swizzleperf] [--out bench/results/DATE-h100-locality]
+                            [--probe bench/results/2026-11-22-h100-probe.json] [--jobs N]
+Writes OUT.json (machines) and OUT.md (people). Needs no GPU: predictions run here.
+"""
+import argparse
+import concurrent.futures as cf
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+RAW = os.path.join(HERE, "results", "raw-locality")
+
+
+def ranks(xs):
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    r = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        avg = (i + j) / 2.0 + 1
+        for k in range(i, j + 1):
+            r[order[k]] = avg
+        i = j + 1
+    return r
+
+
+def spearman(a, b):
+    if len(a) < 3:
+        return None
+    ra, rb = ranks(a), ranks(b)
+    ma, mb = statistics.mean(ra), statistics.mean(rb)
+    num = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    den = (sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb)) ** 0.5
+    return num / den if den else None
+
+
+def load_truth():
+    parts = {}
+    for name in sorted(os.listdir(RAW)):
+        if name.startswith("truth-") and name.endswith(".json"):
+            part = name[len("truth-"):-len(".json")]
+            parts[part] = json.load(open(os.path.join(RAW, name)))
+    return parts
+
+
+def predict(binary, kernel_path, region, launches, probe, extra):
+    argv = [binary, "predict", kernel_path, "--region", region, "--arch", "sm_90", "--launches", str(launches),
+            "--launch-window", "first", "--json"] + extra
+    if probe:
+        argv += ["--probe", probe]
+    t0 = time.time()
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        return {"error": (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1], "argv": argv}
+    j = json.loads(p.stdout)
+    j["wall_s"] = round(time.time() - t0, 3)
+    return j
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", default=os.path.join(ROOT, "build", "swizzleperf"))
+    ap.add_argument("--probe", default=os.path.join(HERE, "results", "2026-11-22-h100-probe.json"))
+    ap.add_argument("--out", default=os.path.join(HERE, "results", datetime.date.today().isoformat() + "-h100-locality"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--kernels", default="", help="comma-separated subset")
+    ap.add_argument("--extra", default="", help="extra predict options, space-separated")
+    a = ap.parse_args()
+    truth = load_truth()
+    tmp = tempfile.mkdtemp(prefix="swz-locality-")
+    for part in truth:
+        with tarfile.open(os.path.join(RAW, "raw-%s.tgz" % part)) as t:
+            t.extractall(os.path.join(tmp, part), filter="data") if sys.version_info >= (3, 12) else t.extractall(os.path.join(tmp, part))
+    wanted = set(filter(None, a.kernels.split(",")))
+    jobs, repeats = [], {}
+    for part, t in truth.items():
+        for kname, k in t["kernels"].items():
+            short = kname.split("/")[-1]
+            if wanted and short not in wanted:
+                continue
+            for v in k["variants"]:
+                if v.get("status") != "profiled" or not v.get("summed"):
+                    continue
+                s = v["summed"]
+                measured = {"l2_hit_pct": 100.0 * s["lts__t_sectors_lookup_hit.sum"] / s["lts__t_sectors.sum"],
+                            "dram_read_bytes": s["dram__bytes_read.sum"], "dram_write_bytes": s["dram__bytes_write.sum"],
+                            "fabric_sectors": s.get("lts__t_sectors_srcunit_ltcfabric.sum"),
+                            "lts_sectors": s["lts__t_sectors.sum"]}
+                if part.startswith("C"):
+                    repeats.setdefault((short, v["label"]), []).append(measured["l2_hit_pct"])
+                    continue
+                kernel_path = next(p for p in (os.path.join(ROOT, "kernels", kname + ".hip"),
+                                               os.path.join(ROOT, "kernels", "tc", kname + ".hip")) if os.path.exists(p))
+                region = os.path.join(tmp, part, v["region_file"])
+                jobs.append((short, kname, v["label"], v.get("same_mapping_as"), kernel_path, region,
+                             v.get("launches_profiled") or k.get("launch_count_profiled") or 1, measured))
+    extra = a.extra.split()
+    results = {}
+    t0 = time.time()
+    with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
+        futs = {ex.submit(predict, a.binary, j[4], j[5], j[6], a.probe, extra): j for j in jobs}
+        for f in cf.as_completed(futs):
+            j = futs[f]
+            results.setdefault(j[0], []).append((j, f.result()))
+    report = {"what": "locality model validation: predicted vs Nsight Compute L2 hit rate and DRAM bytes, per order",
+              "device": "NVIDIA H100 80GB HBM3 (truth); predictions on the host",
+              "date": datetime.date.today().isoformat(), "regime": "ncu replay: --cache-control all --clock-control base",
+              "truth_files": sorted("raw-locality/truth-%s.json" % p for p in truth),
+              "predict_argv": "swizzleperf predict KERNEL --region REGION --arch sm_90 --probe PROBE --launches L "
+                              "--launch-window first --json " + a.extra,
+              "commit": subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip(),
+              "predict_wall_s": round(time.time() - t0, 1), "kernels": {}}
+    for kernel, rows in sorted(results.items()):
+        rows.sort(key=lambda r: r[0][2])
+        ok = [(j, r) for j, r in rows if "error" not in r]
+        ph = [r["l2_hit_pct"] for j, r in ok]
+        mh = [j[7]["l2_hit_pct"] for j, r in ok]
+        pd = [r["dram_read_bytes"] for j, r in ok]
+        md = [j[7]["dram_read_bytes"] for j, r in ok]
+        err = [abs(p - m) for p, m in zip(ph, mh)]
+        rel = [abs(p - m) / m * 100 for p, m in zip(pd, md) if m]
+        rep = [max(v) - min(v) for (k, _), v in repeats.items() if k == kernel and len(v) > 1]
+        rep_vs_main = []
+        for (k, label), vals in repeats.items():
+            if k != kernel:
+                continue
+            main_hit = next((j[7]["l2_hit_pct"] for j, r in rows if j[2] == label), None)
+            if main_hit is not None:
+                rep_vs_main += [abs(v - main_hit) for v in vals]
+        report["kernels"][kernel] = {
+            "orders": len(rows), "predicted": len(ok),
+            "spearman_hit": spearman(ph, mh), "median_abs_err_hit_pts": statistics.median(err) if err else None,
+            "max_abs_err_hit_pts": max(err) if err else None,
+            "spearman_dram_read": spearman(pd, md), "median_rel_err_dram_read_pct": statistics.median(rel) if rel else None,
+            "measured_hit_range_pts": (max(mh) - min(mh)) if mh else None,
+            "repeat_abs_diff_hit_pts_median": statistics.median(rep_vs_main) if rep_vs_main else None,
+            "repeat_abs_diff_hit_pts_max": max(rep_vs_main) if rep_vs_main else None,
+            "rows": [{"order": j[2], "same_mapping_as": j[3], "measured": j[7],
+                      "predicted": None if "error" in r else {x: r[x] for x in ("l2_hit_pct", "dram_read_bytes", "dram_write_bytes", "cross_die_bytes")},
+                      "predict_seconds": r.get("seconds"), "error": r.get("error")} for j, r in rows]}
+    with open(a.out + ".json", "w") as f:
+        json.dump(report, f, indent=1)
+    lines = ["# Locality model vs Nsight Compute on the H100 (%s)" % report["date"], "",
+             "Truth: `bench/h100_locality_truth.sh` on an NVIDIA H100 80GB HBM3 (ncu 2025.3.1, `--cache-control all "
+             "--clock-control base`, the program's default size, the first launches of one run). Predictions: `%s`, "
+             "run on a machine without a GPU. Measured hit rate = lookup hits / sectors summed over the profiled "
+             "launches. Raw data: `raw-locality/`; machine-readable: `%s`." % (report["predict_argv"].strip(), os.path.basename(a.out) + ".json"), "",
+             "| kernel | orders | Spearman (hit %) | median abs err (pts) | max abs err (pts) | measured range (pts) | Spearman (DRAM read) | median DRAM read err | repeat noise (median / max pts) |",
+             "|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    fmt = lambda x, f="%.2f": "-" if x is None else f % x
+    for kernel, k in report["kernels"].items():
+        lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s / %s |" % (
+            kernel, k["predicted"], fmt(k["spearman_hit"]), fmt(k["median_abs_err_hit_pts"]), fmt(k["max_abs_err_hit_pts"]),
+            fmt(k["measured_hit_range_pts"], "%.1f"), fmt(k["spearman_dram_read"]), fmt(k["median_rel_err_dram_read_pct"], "%.1f %%"),
+            fmt(k["repeat_abs_diff_hit_pts_median"]), fmt(k["repeat_abs_diff_hit_pts_max"])))
+    lines.append("")
+    for kernel, k in report["kernels"].items():
+        lines += ["## %s" % kernel, "", "| order | measured hit % | predicted hit % | measured DRAM read | predicted DRAM read |", "|---|--:|--:|--:|--:|"]
+        for r in k["rows"]:
+            p = r["predicted"]
+            lines.append("| %s%s | %.2f | %s | %.3g | %s |" % (
+                r["order"], " (= %s)" % r["same_mapping_as"] if r["same_mapping_as"] else "", r["measured"]["l2_hit_pct"],
+                "%.2f" % p["l2_hit_pct"] if p else "error: " + str(r["error"]), r["measured"]["dram_read_bytes"],
+                "%.3g" % p["dram_read_bytes"] if p else "-"))
+        lines.append("")
+    with open(a.out + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    for kernel, k in report["kernels"].items():
+        print("%-14s n=%2d spearman=%s mae=%s max=%s dram_rho=%s dram_err=%s" % (
+            kernel, k["predicted"], fmt(k["spearman_hit"]), fmt(k["median_abs_err_hit_pts"]), fmt(k["max_abs_err_hit_pts"]),
+            fmt(k["spearman_dram_read"]), fmt(k["median_rel_err_dram_read_pct"], "%.1f%%")))
+    print("predictions took %.1f s wall" % report["predict_wall_s"])
+
+
+if __name__ == "__main__":
+    main()
