@@ -189,6 +189,18 @@ inline bool parse_size(const char* s, SwzSize* out) {
 
 inline char walk_char(SwzWalk w) { return w == SwzWalk::runs ? 'R' : w == SwzWalk::parallel ? 'P' : 'O'; }
 
+// " <v>" appended to out: decimal by hand (printf is most of the cost of a large footprint).
+inline void put_u64(std::string& out, unsigned long long v) {
+  char b[24];
+  int i = 24;
+  do {
+    b[--i] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v);
+  out += ' ';
+  out.append(b + i, b + 24);
+}
+
 }  // namespace swz_fp_detail
 
 // The footprint mode: argv[first] onwards are its options (see the top of this file).
@@ -248,7 +260,6 @@ inline int swz_footprint_run(const SwzFootprintSpec& spec, int argc, char** argv
   unsigned long long total_tiles = 0, total_spans = 0;
   SwzTileFootprint fp;
   std::string line;
-  char num[160];
   for (unsigned l = 0; l < launches; ++l) {
     if ((one_launch && l != launch_only) || l < window_first || l - window_first >= first_launches) continue;
     const SwzFootprintGrid g = spec.grid(size, l);
@@ -263,17 +274,23 @@ inline int swz_footprint_run(const SwzFootprintSpec& spec, int argc, char** argv
     for (unsigned long long t = first_tile; t < last_tile; ++t) {
       fp.clear();
       spec.tile(size, l, t / g.n, t % g.n, fp);
-      std::snprintf(num, sizeof num, "t %llu %zu", t, fp.spans().size());
-      line = num;
+      line = "t";
+      put_u64(line, t);
+      put_u64(line, fp.spans().size());
       for (const SwzSpan& s : fp.spans()) {
         if (s.buffer >= bufs.size()) {
           std::fflush(stdout);
           return usage("tile " + std::to_string(t) + " names buffer " + std::to_string(s.buffer) + " of " +
                        std::to_string(bufs.size()));
         }
-        std::snprintf(num, sizeof num, " %u %llu %llu %llu %llu %c%c", s.buffer, s.offset, s.bytes, s.stride, s.count,
-                      s.write ? 'w' : 'r', walk_char(s.walk));
-        line += num;
+        put_u64(line, s.buffer);
+        put_u64(line, s.offset);
+        put_u64(line, s.bytes);
+        put_u64(line, s.stride);
+        put_u64(line, s.count);
+        line += ' ';
+        line += s.write ? 'w' : 'r';
+        line += walk_char(s.walk);
       }
       line += '\n';
       std::fwrite(line.data(), 1, line.size(), stdout);

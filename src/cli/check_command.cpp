@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <chrono>
 #include <filesystem>
 
@@ -104,7 +106,15 @@ void predict_candidates(const KernelSource& k, const CheckSettings& s, ProcessRu
     if (h != c.program->info->raw.end() && h->is_object()) hints = *h;
   }
   std::vector<std::pair<std::string, OrderForGrid>> orders;
-  orders.push_back({"original region", region_order(k.region(), k.language(), s.hw, s.mapping, runner)});
+  // The kernel's own region: the mapping check above already evaluated it on the main grid.
+  const GridCheck* checked = c.report && !c.report->grids.empty() ? &c.report->grids.front() : nullptr;
+  OrderForGrid own = region_order(k.region(), k.language(), s.hw, s.mapping, runner);
+  orders.push_back({"original region", [checked, own](TileGrid g) -> Result<std::vector<std::uint32_t>> {
+                      if (checked && checked->bijective && checked->grid.m == g.m && checked->grid.n == g.n &&
+                          checked->mapping.size() == g.num_pids())
+                        return checked->mapping;
+                      return own(g);
+                    }});
   for (const auto& cand : BuiltinProposer::seed_order(s.hw, grid, hints, k.language()))
     orders.push_back({cand.label(), family_order_for(cand, s.hw)});
   c.predictions = rank_predictions(*fp, orders, *s.machine, fast_sim_options());
@@ -355,6 +365,26 @@ int cmd_check(const std::vector<std::string>& args) {
       return report_error(k.path().string() + " has no '" + comment_prefix(k.language()) +
                           " swizzleperf:default-grid MxN' comment and is not built here (" +
                           no_builder_reason(k, s) + "): pass --grid MxN");
+  if (s.predict && !s.footprint.cache_dir.empty()) {
+    // The footprint programs compiled in parallel first (each lands in the cache, where the
+    // per-kernel check finds it); a failure is reported by that check, in kernel order.
+    std::atomic<std::size_t> next{0};
+    auto compile = [&]() {
+      RealProcessRunner own;
+      for (std::size_t i = next++; i < kernels.size(); i = next++) {
+        std::filesystem::path temp;
+        (void)footprint_program(kernels[i], s.footprint, own, &temp);
+        std::error_code ec;
+        if (!temp.empty()) std::filesystem::remove_all(temp, ec);
+      }
+    };
+    const unsigned n = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(kernels.size())));
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < n; ++t) pool.emplace_back(compile);
+    compile();
+    for (auto& t : pool) t.join();
+    if (interrupt_requested()) return kExitInterrupted;
+  }
   const bool json = r.count("json") > 0;
   if (!json)
     std::printf("model: %s, %d die(s), dispatch %s [%s]\n", s.hw.arch.c_str(), s.hw.num_dies, s.hw.dispatch.kind.c_str(),

@@ -2,6 +2,9 @@
 #include "swizzleperf/cli/predict.h"
 
 #include <algorithm>
+#include <atomic>
+#include <map>
+#include <thread>
 #include <charconv>
 #include <filesystem>
 #include <fmt/format.h>
@@ -118,20 +121,33 @@ OrderForGrid family_order_for(const FamilyCandidate& c, const HardwareProfile& h
 std::vector<RankedPrediction> rank_predictions(const ProgramFootprint& fp,
                                                const std::vector<std::pair<std::string, OrderForGrid>>& orders,
                                                const MachineModel& machine, const SimOptions& sim) {
-  std::vector<RankedPrediction> out;
+  std::vector<RankedPrediction> out(orders.size());
   const PreparedProgram prepared(fp, machine, sim);  // the accesses generated once for every order
-  for (const auto& [label, order] : orders) {
-    RankedPrediction r;
-    r.label = label;
-    auto p = prepared.predict(order);
-    if (p) {
-      p->order = label;
-      r.prediction = std::move(*p);
-    } else {
-      r.error = p.error().message;
+  // The orders' tables first, one at a time (a region's goes through the mapping check, a
+  // process), then the simulations in parallel: each is independent and reads `prepared`.
+  std::vector<std::map<std::pair<unsigned, unsigned>, Result<std::vector<std::uint32_t>>>> tables(orders.size());
+  for (std::size_t i = 0; i < orders.size(); ++i)
+    for (const auto& l : fp.launches)
+      if (l.swizzled && !tables[i].count({l.grid.m, l.grid.n})) tables[i].emplace(std::make_pair(l.grid.m, l.grid.n), orders[i].second(l.grid));
+  std::atomic<std::size_t> next{0};
+  auto worker = [&]() {
+    for (std::size_t i = next++; i < orders.size(); i = next++) {
+      RankedPrediction& r = out[i];
+      r.label = orders[i].first;
+      auto p = prepared.predict([&](TileGrid g) { return tables[i].at({g.m, g.n}); });
+      if (p) {
+        p->order = r.label;
+        r.prediction = std::move(*p);
+      } else {
+        r.error = p.error().message;
+      }
     }
-    out.push_back(std::move(r));
-  }
+  };
+  const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(orders.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
   std::stable_sort(out.begin(), out.end(), [](const RankedPrediction& a, const RankedPrediction& b) {
     if (a.prediction.has_value() != b.prediction.has_value()) return a.prediction.has_value();
     if (!a.prediction) return false;

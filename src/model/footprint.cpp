@@ -38,7 +38,7 @@ class Cursor {
   bool word(std::string_view& out) {
     skip();
     const std::size_t start = i_;
-    while (i_ < s_.size() && s_[i_] != ' ' && s_[i_] != '\t') ++i_;
+    while (i_ < s_.size() && s_[i_] != ' ' && s_[i_] != '\t' && s_[i_] != '\r') ++i_;
     out = s_.substr(start, i_ - start);
     return i_ > start;
   }
@@ -67,7 +67,7 @@ Result<ProgramFootprint> parse_footprint(std::string_view text, const std::strin
                                          const FootprintLimits& limits) {
   ProgramFootprint fp;
   LaunchFootprint* cur = nullptr;
-  std::uint64_t expected_tiles = 0, next_tile = 0, spans_total = 0;
+  std::uint64_t expected_tiles = 0, next_tile = 0, spans_total = 0, runs_total = 0;
   bool summary = false;
   std::size_t line_no = 0, pos = 0;
   auto fail = [&](const std::string& why) {
@@ -110,6 +110,10 @@ Result<ProgramFootprint> parse_footprint(std::string_view text, const std::strin
           return fail(fmt::format("span {} of tile {}: flags '{}' are not one of r|w then R|P|O", k, id,
                                   std::string(flags.substr(0, 8))));
         if (s.bytes == 0 || s.count == 0) return fail(fmt::format("span {} of tile {} is empty", k, id));
+        if (s.count > limits.max_runs_per_span)
+          return fail(fmt::format("span {} of tile {} has {} runs (at most {})", k, id, s.count, limits.max_runs_per_span));
+        runs_total += s.count;
+        if (runs_total > limits.max_runs) return fail(fmt::format("more than {} runs in all", limits.max_runs));
         s.buffer = static_cast<std::uint32_t>(buf);
         s.write = flags[0] == 'w';
         s.walk = flags[1] == 'R' ? SpanWalk::runs : flags[1] == 'P' ? SpanWalk::parallel : SpanWalk::once;

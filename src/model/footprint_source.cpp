@@ -84,8 +84,8 @@ fs::path default_footprint_cache_dir() {
   return {};
 }
 
-Result<ProgramFootprint> load_footprint(const KernelSource& kernel, const std::vector<long long>& size,
-                                        const FootprintSourceOptions& opt, ProcessRunner& runner) {
+Result<fs::path> footprint_program(const KernelSource& kernel, const FootprintSourceOptions& opt, ProcessRunner& runner,
+                                   fs::path* temp_dir) {
   const std::string name = kernel.path().filename().string().empty() ? kernel.name() : kernel.path().filename().string();
   if (kernel.language() != RegionLanguage::cpp)
     return make_error(fmt::format("{} declares no footprint: footprints are C++ sections of kernel programs (a Triton "
@@ -105,7 +105,7 @@ Result<ProgramFootprint> load_footprint(const KernelSource& kernel, const std::v
   const fs::path compiler = find_executable(opt.host_compiler);
   if (compiler.empty())
     return make_error(fmt::format("host C++ compiler '{}' not found: the footprint section of {} is compiled with it "
-                                  "(install g++ or pass --cxx PATH)",
+                                  "(install g++ or pass --host-cxx PATH)",
                                   opt.host_compiler, name));
   const std::string driver = fmt::format(
       "#include \"swz_footprint.h\"\n#line {} \"{}\"\n{}\n#line 1 \"swizzleperf-footprint-main\"\n"
@@ -129,13 +129,7 @@ Result<ProgramFootprint> load_footprint(const KernelSource& kernel, const std::v
     if (ec) return make_error(fmt::format("cannot create {}: {}", tmp_dir.string(), ec.message()));
     dir = tmp_dir;
   }
-  struct Cleanup {
-    fs::path p;
-    ~Cleanup() {
-      std::error_code e;
-      if (!p.empty()) fs::remove_all(p, e);
-    }
-  } cleanup{tmp_dir};
+  if (temp_dir) *temp_dir = tmp_dir;
   const fs::path exe = dir / ("footprint-" + digest);
   if (!fs::exists(exe, ec)) {
     const fs::path src = dir / fmt::format("footprint-{}-{}.cpp", digest, getpid());
@@ -156,8 +150,24 @@ Result<ProgramFootprint> load_footprint(const KernelSource& kernel, const std::v
     fs::rename(part, exe, ec);
     if (ec) return make_error(fmt::format("cannot place {}: {}", exe.string(), ec.message()));
   }
+  return exe;
+}
+
+Result<ProgramFootprint> load_footprint(const KernelSource& kernel, const std::vector<long long>& size,
+                                        const FootprintSourceOptions& opt, ProcessRunner& runner) {
+  const std::string name = kernel.path().filename().string().empty() ? kernel.name() : kernel.path().filename().string();
+  fs::path tmp_dir;
+  struct Cleanup {
+    fs::path& p;
+    ~Cleanup() {
+      std::error_code e;
+      if (!p.empty()) fs::remove_all(p, e);
+    }
+  } cleanup{tmp_dir};
+  auto exe = footprint_program(kernel, opt, runner, &tmp_dir);
+  if (!exe) return exe.error();
   ProcessSpec run;
-  run.argv = {exe.string(), "footprint", "--launches", std::to_string(std::max(1u, opt.max_launches)), "--window",
+  run.argv = {exe->string(), "footprint", "--launches", std::to_string(std::max(1u, opt.max_launches)), "--window",
               opt.middle ? "middle" : "first"};
   if (!size.empty()) {
     std::string s;

@@ -298,13 +298,6 @@ std::string render_family_python(const FamilyCandidate& c) {
 
 }  // namespace
 
-std::string FamilyCandidate::label() const {
-  if (family == "die_rr") return "die_rr";
-  if (family == "col_major") return "col_major";
-  if (family == "gqa_group") return fmt::format("gqa_group(G={},S={})", n_group, n_stride);
-  const char* p = (family == "die_chunk") ? "C" : "G";
-  return fmt::format("{}({}={})", family, p, param);
-}
 
 std::string render_family(const FamilyCandidate& c, RegionLanguage language) {
   if (language == RegionLanguage::python) return render_family_python(c);

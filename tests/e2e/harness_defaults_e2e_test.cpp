@@ -303,9 +303,10 @@ TEST_F(HarnessDefaults, InfoReportsTheLaunchGridAsTilesAndTheDefaults) {
   EXPECT_EQ(want, swz_default_verify_sizes({4096, 8192}, {1, 4}, {}, [](const SwzSize&) { return true; }));
   // Exactly the keys of every program's info line.
   for (const char* key : {"kernel", "kernel_regex", "size", "grid", "num_pids", "footprint_bytes", "num_dies",
-                          "dump_tol", "verify_sizes", "launches", "launch_footprints_bytes"})
+                          "dump_tol", "verify_sizes", "launches", "footprint", "launch_footprints_bytes"})
     EXPECT_TRUE(j.contains(key)) << key;
-  EXPECT_EQ(j.size(), 11u) << j.dump();
+  EXPECT_EQ(j["footprint"], false) << "this program declares no footprint section";
+  EXPECT_EQ(j.size(), 12u) << j.dump();
 }
 
 TEST_F(HarnessDefaults, InfoAtARaggedSize) {

@@ -4,6 +4,7 @@
 // mapping check computes by compiling and running the family's rendered region with the host
 // compiler. Without a compiler: hand-computed tables and that every built-in order is a
 // bijection.
+#include "swizzleperf/proposer/builtin_proposer.h"
 #include "swizzleperf/proposer/family_order.h"
 
 #include <gtest/gtest.h>

@@ -234,8 +234,10 @@ TEST(Footprint, RefusesSpansWhoseEndWouldWrapSixtyFourBits) {
   auto text = [&](const std::string& span) { return huge + header(0, 1, 1) + "t 0 1 " + span + "\n" + kSummary; };
   // 2^62 + 4 * 2^62 + 4096 = 2^64 + 2^62 + 4096: wraps to 2^62 + 4096.
   EXPECT_REFUSED(text("0 4611686018427387904 4096 4611686018427387904 5 rR"), "leaves buffer 'H'");
-  // (count - 1) * stride = 2^62 * 4 = 2^64: wraps to 0.
-  EXPECT_REFUSED(text("0 0 4 4 4611686018427387905 rR"), "leaves buffer 'H'");
+  // (count - 1) * stride = 2^62 * 4 = 2^64 would wrap to 0; the run cap refuses it first.
+  EXPECT_REFUSED(text("0 0 4 4 4611686018427387905 rR"), "runs (at most 16777216)");
+  // Within the run cap, a stride that makes (count - 1) * stride wrap: 2^24 runs every 2^44.
+  EXPECT_REFUSED(text("0 0 4 17592186044416 16777216 rR"), "leaves buffer 'H'");
   // 2 * (2^63 - 1) + 4 = 2^64 + 2: wraps to 2.
   EXPECT_REFUSED(text("0 0 4 9223372036854775807 3 wR"), "leaves buffer 'H'");
   // The largest offset + bytes the parser can read (2 * (2^63 - 1) = 2^64 - 2) fits: no
@@ -244,10 +246,10 @@ TEST(Footprint, RefusesSpansWhoseEndWouldWrapSixtyFourBits) {
   // Numbers of 2^63 and more are not numbers to the parser.
   EXPECT_REFUSED(text("0 9223372036854775808 4 0 1 rR"), "expected 'BUFFER OFFSET BYTES STRIDE COUNT FLAGS'");
   EXPECT_REFUSED(text("0 0 4 4 99999999999999999999 rR"), "expected 'BUFFER OFFSET BYTES STRIDE COUNT FLAGS'");
-  // A large span that fits is fine (and its total does not wrap).
-  auto r = parse_footprint(text("0 0 4 8 2305843009213693951 rR"), "k.hip");  // (2^61 - 1) runs: end < 2^64
+  // A large span that fits is fine (and its total does not wrap): 2^24 runs every 2^39 bytes.
+  auto r = parse_footprint(text("0 0 4 549755813888 16777216 rR"), "k.hip");
   ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(r->launches[0].spans[0].end(), 8ull * 2305843009213693950ull + 4);
+  EXPECT_EQ(r->launches[0].spans[0].end(), 549755813888ull * 16777215ull + 4);
 }
 
 TEST(Footprint, RefusesASelfOverlappingStride) {

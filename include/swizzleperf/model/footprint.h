@@ -70,6 +70,8 @@ struct FootprintLimits {
   std::uint64_t max_tiles_per_launch = 1ull << 24;
   std::uint64_t max_spans_per_tile = 4096;
   std::uint64_t max_spans = 1ull << 26;
+  std::uint64_t max_runs_per_span = 1ull << 24;  // the simulator and union_bytes visit runs one by one
+  std::uint64_t max_runs = 1ull << 32;
   unsigned max_launches = 64;
 };
 

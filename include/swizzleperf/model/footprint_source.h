@@ -38,6 +38,12 @@ struct FootprintSourceOptions {
   bool middle = true;                 // around the middle of the run (as the profiler's window), else the first
 };
 
+// The compiled footprint program of `kernel` (from the cache when it is there). Its Errors are
+// load_footprint's. Without a usable cache dir the program goes to a new temporary directory,
+// returned in *temp_dir for the caller to remove.
+Result<std::filesystem::path> footprint_program(const KernelSource& kernel, const FootprintSourceOptions& options,
+                                                ProcessRunner& runner, std::filesystem::path* temp_dir = nullptr);
+
 // The footprint of `kernel` at `size` (empty: the program's default). An Error says why it
 // cannot be had: no section ("declares no footprint"), no host compiler, a section that does
 // not compile (its first error line), a program that refuses the size, or output the parser

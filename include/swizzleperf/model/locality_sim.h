@@ -72,8 +72,8 @@ inline SimOptions fast_sim_options() {
   SimOptions o;
   o.phases = 8;
   o.granule_units = 8;
-  o.max_accesses = 1'500'000;
-  o.min_sets = 32;
+  o.max_accesses = 400'000;
+  o.min_sets = 8;
   return o;
 }
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "swizzleperf/core/kernel_source.h"
-#include "swizzleperf/proposer/builtin_proposer.h"
+#include "swizzleperf/proposer/family_candidate.h"
 
 namespace swz {
 
