@@ -49,6 +49,8 @@ int cmd_optimize(const std::vector<std::string>& args) {
   if (const auto e = read_objective_settings(r, asked); !e.empty()) return report_error(e);
   read_backend_settings(r, asked);
   read_proposer_settings(r, asked);
+  if (asked.locality_model != "on" && asked.locality_model != "off")  // before any device is looked for
+    return report_error("--locality-model '" + asked.locality_model.substr(0, 40) + "': use on or off");
 
   // The run: a new one, or the recorded one with what the resume rules allow.
   const std::string resume = r["resume"].as<std::string>();

@@ -75,6 +75,8 @@ int cmd_suite(const std::vector<std::string>& args) {
   if (const auto e = read_objective_settings(r, asked); !e.empty()) return report_error(e);
   read_backend_settings(r, asked);
   read_proposer_settings(r, asked);
+  if (asked.locality_model != "on" && asked.locality_model != "off")  // before any device is looked for
+    return report_error("--locality-model '" + asked.locality_model.substr(0, 40) + "': use on or off");
   auto shard = parse_shard(r["shard"].as<std::string>());
   if (!shard) return report_error(shard.error().message);
   std::vector<fs::path> kernels;
