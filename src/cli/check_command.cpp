@@ -277,23 +277,8 @@ int cmd_check(const std::vector<std::string>& args) {
   if (auto done = parse_command(o, args, "check", {"", "Hardware model", "Check", "Output"}, r)) return *done;
   if (!r.count("kernels")) return report_error("check needs kernel files: swizzleperf check KERNEL.hip...");
   CheckSettings s;
-  auto hw = profile_from_arch(r["arch"].as<std::string>());
+  auto hw = hardware_from_options(r["arch"].as<std::string>(), r["dies"].as<int>(), r["probe"].as<std::string>());
   if (!hw) return report_error(hw.error().message);
-  if (auto pf = r["probe"].as<std::string>(); !pf.empty()) {
-    auto probe = probe::load_probe(pf);
-    if (!probe) return report_error(probe.error().message);
-    auto base = profile_from_arch(probe->arch.empty() ? "sm_90" : probe->arch);
-    if (!base) return report_error(base.error().message);
-    hw = base;
-    hw->name = probe->device_name;
-    hw->compute_units = probe->sm_count;
-    if (!probe::apply_probe(*hw, *probe))
-      return report_error(pf + " has no clean measured L2-side table to check against (see docs/probe.md)");
-  }
-  if (int d = r["dies"].as<int>(); d > 0) {
-    hw->num_dies = d;
-    hw->dispatch = DispatchModel{"round_robin", {}, "assumed", fmt::format("round-robin over {} dies (--dies)", d)};
-  }
   s.hw = *hw;
   s.predict = r.count("predict") > 0;
   if (s.predict) {

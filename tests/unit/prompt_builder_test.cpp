@@ -437,3 +437,23 @@ TEST(PromptBuilderTriton, ATritonProgramGetsThePythonTemplatesAndSignature) {
 
 }  // namespace
 }  // namespace swz
+
+TEST(PromptBuilder, PredictionsStandBesideMeasurementsAndAreLeftOutWhenUnaware) {
+  Fixture f = make_fixture();
+  ASSERT_TRUE(f.history.baseline);
+  f.history.baseline->predicted = {{"l2_hit_pct", 41.25}};
+  Attempt a;
+  a.iteration = 3;
+  a.proposer = "builtin";
+  a.label = "grouped_m(G=8)";
+  a.status = AttemptStatus::rejected_mapping;
+  a.reason = "not a bijection";
+  a.predicted = {{"l2_hit_pct", 88.5}};
+  f.history.attempts.push_back(a);
+  const auto aware = builder(ContextMode::aware);
+  EXPECT_TRUE(has(aware.baseline_report(f.history), "predicted an L2 hit rate of 41.25 %")) << aware.baseline_report(f.history);
+  EXPECT_TRUE(has(aware.history_section(f.history), "locality model predicted L2 hit rate 88.50 %")) << aware.history_section(f.history);
+  const auto unaware = builder(ContextMode::unaware);
+  EXPECT_FALSE(has(unaware.baseline_report(f.history), "predicted"));
+  EXPECT_FALSE(has(unaware.history_section(f.history), "predicted"));
+}
