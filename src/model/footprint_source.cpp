@@ -19,8 +19,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kBegin = "swizzleperf:footprint-begin";
-constexpr std::string_view kEnd = "swizzleperf:footprint-end";
+constexpr std::string_view kFootprintBegin = "swizzleperf:footprint-begin";
+constexpr std::string_view kFootprintEnd = "swizzleperf:footprint-end";
 
 // A marker line: optional blanks, "//" or "#", blanks, the marker, nothing but blanks after.
 bool marker_line(std::string_view line, std::string_view marker) {
@@ -61,13 +61,13 @@ Result<std::optional<FootprintSection>> find_footprint_section(const std::string
     if (nl == std::string::npos) nl = text.size();
     const std::string_view line(text.data() + pos, nl - pos);
     ++line_no;
-    if (marker_line(line, kBegin)) {
+    if (marker_line(line, kFootprintBegin)) {
       if (open) return make_error(fmt::format("{}:{}: a second footprint-begin before footprint-end (line {})", name, line_no, begin_line));
       if (found) return make_error(fmt::format("{}:{}: a second footprint section (one per program)", name, line_no));
       open = true;
       begin_line = line_no;
       begin_pos = nl + 1;
-    } else if (marker_line(line, kEnd)) {
+    } else if (marker_line(line, kFootprintEnd)) {
       if (!open) return make_error(fmt::format("{}:{}: footprint-end without footprint-begin", name, line_no));
       open = false;
       found = FootprintSection{text.substr(begin_pos, pos - begin_pos), begin_line + 1};

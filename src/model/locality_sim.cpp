@@ -30,7 +30,7 @@ DieCounts LaunchPrediction::total() const {
 
 namespace {
 
-std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser: a set index from a granule key
+std::uint64_t sim_hash(std::uint64_t x) {  // splitmix64's finaliser: a set index from a granule key
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ull;
   x ^= x >> 27;
@@ -56,7 +56,7 @@ class GranuleCache {
   // granule (allocating it, evicting the set's least recent granule, when absent). `owner`
   // records who filled a fresh granule; *prev_owner gets the owner it had (-1: absent).
   std::uint64_t access(std::uint64_t key, std::uint64_t mask, std::uint64_t now, int owner = 0, int* prev_owner = nullptr) {
-    const std::uint64_t base = (mix(key) % sets_) * ways_;
+    const std::uint64_t base = (sim_hash(key) % sets_) * ways_;
     std::uint64_t victim = base;
     for (std::uint64_t w = base; w < base + ways_; ++w) {
       if (stamps_[w] != 0 && keys_[w] == key) {
@@ -111,7 +111,7 @@ struct Sim {
     const std::uint64_t units = static_cast<std::uint64_t>(std::popcount(mask));
     d.requests += units;
     GranuleCache& near = l2[m.topology == L2Topology::shared ? 0 : die];
-    const int home = m.topology == L2Topology::home_sides ? static_cast<int>(mix(key ^ 0x9e3779b97f4a7c15ull) % m.num_dies) : die;
+    const int home = m.topology == L2Topology::home_sides ? static_cast<int>(sim_hash(key ^ 0x9e3779b97f4a7c15ull) % m.num_dies) : die;
     if (write) {
       d.write_requests += units;
       d.hits += units;  // Nsight Compute counts write sectors as hits
@@ -214,7 +214,7 @@ struct LaunchSimulator::Impl {
     const std::uint64_t base = static_cast<std::uint64_t>(buffer) << 48;
     for (std::uint64_t g = a / G, last = (b - 1) / G; g <= last; ++g) {
       const std::uint64_t key = base ^ g;
-      if (sample > 1 && (mix(key ^ 0x5bd1e995ull) & (sample - 1)) != 0) continue;
+      if (sample > 1 && (sim_hash(key ^ 0x5bd1e995ull) & (sample - 1)) != 0) continue;
       const std::uint64_t gs = g * G;
       f(key | (write ? kWriteBit : 0), units_mask(std::max(a, gs), std::min(b, gs + G), gs));
     }

@@ -75,7 +75,7 @@ Result<MachineModel> machine_model(const HardwareProfile& hw) {
   return m;
 }
 
-std::uint64_t l1_bytes_per_cu(const MachineModel& m, const BlockUse& block, unsigned resident) {
+std::uint64_t l1_bytes_per_cu(const MachineModel& m, const BlockResources& block, unsigned resident) {
   const ArchLimits& L = m.limits;
   if (L.smem_carveouts.empty()) return L.l1_fixed;
   const std::uint64_t need = block.shared_bytes ? static_cast<std::uint64_t>(resident) * (block.shared_bytes + L.smem_reserved_per_block) : 0;
@@ -84,7 +84,7 @@ std::uint64_t l1_bytes_per_cu(const MachineModel& m, const BlockUse& block, unsi
   return L.l1_smem_per_cu > L.smem_carveouts.back() ? L.l1_smem_per_cu - L.smem_carveouts.back() : 0;
 }
 
-Residency resident_blocks(const MachineModel& m, const BlockUse& block) {
+Residency resident_blocks(const MachineModel& m, const BlockResources& block) {
   const ArchLimits& L = m.limits;
   const unsigned threads = std::max(1u, block.threads);
   const unsigned warps = (threads + L.warp - 1) / L.warp;

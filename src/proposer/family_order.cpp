@@ -8,7 +8,7 @@ namespace {
 
 using u32 = std::uint32_t;
 
-u32 die_rr(u32 pid, u32 num_pids, u32 D) {
+u32 order_die_rr(u32 pid, u32 num_pids, u32 D) {
   const u32 per = (num_pids + D - 1) / D;
   u32 tall = num_pids % D;
   if (tall == 0) tall = D;
@@ -16,7 +16,7 @@ u32 die_rr(u32 pid, u32 num_pids, u32 D) {
   return die < tall ? die * per + local : tall * per + (die - tall) * (per - 1) + local;
 }
 
-u32 grouped_m(u32 src, u32 num_pids, TileGrid g, u32 G) {
+u32 order_grouped_m(u32 src, u32 num_pids, TileGrid g, u32 G) {
   if (g.m * g.n != num_pids) return 0;
   const u32 width = G * g.n;
   const u32 group = src / width, first_m = group * G;
@@ -26,7 +26,7 @@ u32 grouped_m(u32 src, u32 num_pids, TileGrid g, u32 G) {
   return pid_m * g.n + pid_n;
 }
 
-u32 grouped_n(u32 pid, u32 num_pids, TileGrid g, u32 G, bool longest) {
+u32 order_grouped_n(u32 pid, u32 num_pids, TileGrid g, u32 G, bool longest) {
   if (g.m * g.n != num_pids) return pid;
   const u32 height = G * g.m;
   const u32 group = pid / height, first_n = group * G;
@@ -36,20 +36,20 @@ u32 grouped_n(u32 pid, u32 num_pids, TileGrid g, u32 G, bool longest) {
   return pid_m * g.n + pid_n;
 }
 
-u32 one(const FamilyCandidate& c, u32 pid, u32 num_pids, TileGrid g, u32 D) {
+u32 order_one(const FamilyCandidate& c, u32 pid, u32 num_pids, TileGrid g, u32 D) {
   const std::string& f = c.family;
   const u32 P = static_cast<u32>(c.param);
-  if (f == "die_rr") return die_rr(pid, num_pids, D);
+  if (f == "die_rr") return order_die_rr(pid, num_pids, D);
   if (f == "die_chunk") {
     const u32 span = D * P, full = (num_pids / span) * span;
     if (pid >= full) return pid;
     const u32 base = pid - pid % span, o = pid % span;
     return base + (o % D) * P + o / D;
   }
-  if (f == "grouped_m") return grouped_m(pid, num_pids, g, P);
-  if (f == "grouped_n") return grouped_n(pid, num_pids, g, P, false);
-  if (f == "longest_first") return grouped_n(pid, num_pids, g, P, true);
-  if (f == "grouped_m_die") return grouped_m(die_rr(pid, num_pids, D), num_pids, g, P);
+  if (f == "grouped_m") return order_grouped_m(pid, num_pids, g, P);
+  if (f == "grouped_n") return order_grouped_n(pid, num_pids, g, P, false);
+  if (f == "longest_first") return order_grouped_n(pid, num_pids, g, P, true);
+  if (f == "grouped_m_die") return order_grouped_m(order_die_rr(pid, num_pids, D), num_pids, g, P);
   if (f == "col_major") return g.m * g.n != num_pids ? pid : (pid % g.m) * g.n + pid / g.m;
   if (f == "gqa_group") {
     const u32 G = static_cast<u32>(c.n_group), S = static_cast<u32>(c.n_stride);
@@ -73,10 +73,10 @@ std::vector<std::uint32_t> family_order(const FamilyCandidate& c, TileGrid grid,
     for (u32 p = 0; p < lim; ++p) zeros += c.table[p] != 1;
     u32 r0 = 0, r1 = 0;
     for (u32 p = 0; p < lim; ++p) q[p] = c.table[p] == 1 ? zeros + r1++ : r0++;
-    for (u32 pid = 0; pid < n; ++pid) out[pid] = grouped_m(pid < lim ? q[pid] : pid, n, grid, static_cast<u32>(c.param));
+    for (u32 pid = 0; pid < n; ++pid) out[pid] = order_grouped_m(pid < lim ? q[pid] : pid, n, grid, static_cast<u32>(c.param));
     return out;
   }
-  for (u32 pid = 0; pid < n; ++pid) out[pid] = one(c, pid, n, grid, D);
+  for (u32 pid = 0; pid < n; ++pid) out[pid] = order_one(c, pid, n, grid, D);
   return out;
 }
 

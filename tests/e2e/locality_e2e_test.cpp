@@ -11,7 +11,7 @@
 namespace swz::test {
 namespace {
 
-bool one_error_line(const std::string& err) {
+bool one_locality_error_line(const std::string& err) {
   const auto pos = err.find("swizzleperf: error: ");
   return pos != std::string::npos && err.find("swizzleperf: error: ", pos + 1) == std::string::npos &&
          err.find('\n', pos) >= err.size() - 1;
@@ -20,7 +20,7 @@ bool one_error_line(const std::string& err) {
 std::string kernel(const std::string& rel) { return (source_dir() / "kernels" / rel).string(); }
 
 // Every test gets its own footprint cache (XDG_CACHE_HOME), so nothing leaks between them.
-std::vector<std::string> env_for(const TempDir& tmp) { return {"XDG_CACHE_HOME=" + (tmp / "cache").string()}; }
+std::vector<std::string> locality_env(const TempDir& tmp) { return {"XDG_CACHE_HOME=" + (tmp / "cache").string()}; }
 
 class LocalityE2E : public ::testing::Test {
  protected:
@@ -31,7 +31,7 @@ class LocalityE2E : public ::testing::Test {
 };
 
 TEST_F(LocalityE2E, PredictsEachSideOfAnH100AndEachXcdOfAnMi300x) {
-  auto h = run_cli({"predict", kernel("gemm.hip"), "--arch", "sm_90", "--pattern", "grouped_m:8", "--json"}, tmp.path(), env_for(tmp));
+  auto h = run_cli({"predict", kernel("gemm.hip"), "--arch", "sm_90", "--pattern", "grouped_m:8", "--json"}, tmp.path(), locality_env(tmp));
   ASSERT_EQ(h.exit_code, 0) << h.err;
   auto j = nlohmann::json::parse(h.out);
   EXPECT_EQ(j["kind"], "prediction");
@@ -43,13 +43,13 @@ TEST_F(LocalityE2E, PredictsEachSideOfAnH100AndEachXcdOfAnMi300x) {
   EXPECT_LT(grouped, 100.0);
   EXPECT_GT(j["dram_read_bytes"].get<double>(), 0.0);
   // The row-major order re-reads B from DRAM: lower hit rate, more DRAM bytes.
-  auto id = run_cli({"predict", kernel("gemm.hip"), "--arch", "h100", "--pattern", "identity", "--json"}, tmp.path(), env_for(tmp));
+  auto id = run_cli({"predict", kernel("gemm.hip"), "--arch", "h100", "--pattern", "identity", "--json"}, tmp.path(), locality_env(tmp));
   ASSERT_EQ(id.exit_code, 0) << id.err;
   auto ji = nlohmann::json::parse(id.out);
   EXPECT_LT(ji["l2_hit_pct"].get<double>() + 20, grouped);
   EXPECT_GT(ji["dram_read_bytes"].get<double>(), 2 * j["dram_read_bytes"].get<double>());
   // MI300X: eight XCDs, the paper's GEMM remap keeps each XCD's tiles together.
-  auto m = run_cli({"predict", kernel("gemm.hip"), "--arch", "mi300x", "--pattern", "grouped_m_die:8"}, tmp.path(), env_for(tmp));
+  auto m = run_cli({"predict", kernel("gemm.hip"), "--arch", "mi300x", "--pattern", "grouped_m_die:8"}, tmp.path(), locality_env(tmp));
   ASSERT_EQ(m.exit_code, 0) << m.err;
   EXPECT_NE(m.out.find("predicted (not measured)"), std::string::npos) << m.out;
   EXPECT_NE(m.out.find("  7 "), std::string::npos) << "a row per XCD: " << m.out;
@@ -57,18 +57,18 @@ TEST_F(LocalityE2E, PredictsEachSideOfAnH100AndEachXcdOfAnMi300x) {
 }
 
 TEST_F(LocalityE2E, TheKernelsOwnRegionAndARegionFileArePredictedAfterTheMappingCheck) {
-  auto own = run_cli({"predict", kernel("tc/gemm_tc.hip"), "--arch", "sm_90", "--json"}, tmp.path(), env_for(tmp));
+  auto own = run_cli({"predict", kernel("tc/gemm_tc.hip"), "--arch", "sm_90", "--json"}, tmp.path(), locality_env(tmp));
   ASSERT_EQ(own.exit_code, 0) << own.err;
   EXPECT_EQ(nlohmann::json::parse(own.out)["order"], "the kernel's own region");
   write_text(tmp / "half.txt", "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n  return pid / 2;\n}\n");
-  auto bad = run_cli({"predict", kernel("gemm.hip"), "--arch", "sm_90", "--region", (tmp / "half.txt").string()}, tmp.path(), env_for(tmp));
+  auto bad = run_cli({"predict", kernel("gemm.hip"), "--arch", "sm_90", "--region", (tmp / "half.txt").string()}, tmp.path(), locality_env(tmp));
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_TRUE(one_error_line(bad.err)) << bad.err;
+  EXPECT_TRUE(one_locality_error_line(bad.err)) << bad.err;
   EXPECT_NE(bad.err.find("NOT a bijection"), std::string::npos) << bad.err;
   write_text(tmp / "evil.txt", "#include <cstdlib>\nSWZ_HD unsigned swizzle_pid(unsigned pid, unsigned n, SwizzleGrid g) { system(\"true\"); return pid; }\n");
-  auto evil = run_cli({"predict", kernel("gemm.hip"), "--arch", "sm_90", "--region", (tmp / "evil.txt").string()}, tmp.path(), env_for(tmp));
+  auto evil = run_cli({"predict", kernel("gemm.hip"), "--arch", "sm_90", "--region", (tmp / "evil.txt").string()}, tmp.path(), locality_env(tmp));
   EXPECT_EQ(evil.exit_code, 2);
-  EXPECT_TRUE(one_error_line(evil.err)) << evil.err;
+  EXPECT_TRUE(one_locality_error_line(evil.err)) << evil.err;
   EXPECT_NE(evil.err.find("preprocessor"), std::string::npos) << "the validator refuses it, nothing compiled: " << evil.err;
 }
 
@@ -93,9 +93,9 @@ TEST_F(LocalityE2E, EveryBadInputIsOneLineAndExitTwo) {
       {{"predict", kernel("triton/matmul.py")}, "cannot be predicted"},
   };
   for (const auto& [args, want] : cases) {
-    auto r = run_cli(args, tmp.path(), env_for(tmp));
+    auto r = run_cli(args, tmp.path(), locality_env(tmp));
     EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.out << r.err;
-    EXPECT_TRUE(one_error_line(r.err)) << r.err;
+    EXPECT_TRUE(one_locality_error_line(r.err)) << r.err;
     EXPECT_NE(r.err.find(want), std::string::npos) << "want '" << want << "' in: " << r.err;
   }
 }
@@ -106,10 +106,10 @@ TEST_F(LocalityE2E, AProgramWithoutAFootprintOrWithABrokenOneSaysWhy) {
   std::string none = text;
   for (const char* m : {"// swizzleperf:footprint-begin\n", "// swizzleperf:footprint-end\n"}) none.replace(none.find(m), std::string(m).size(), "");
   write_text(tmp / "plain.hip", none);
-  auto p = run_cli({"predict", (tmp / "plain.hip").string(), "--arch", "sm_90"}, tmp.path(), env_for(tmp));
+  auto p = run_cli({"predict", (tmp / "plain.hip").string(), "--arch", "sm_90"}, tmp.path(), locality_env(tmp));
   EXPECT_EQ(p.exit_code, 2);
   EXPECT_NE(p.err.find("declares no footprint"), std::string::npos) << p.err;
-  auto c = run_cli({"check", (tmp / "plain.hip").string(), "--predict", "--no-build", "--json"}, tmp.path(), env_for(tmp));
+  auto c = run_cli({"check", (tmp / "plain.hip").string(), "--predict", "--no-build", "--json"}, tmp.path(), locality_env(tmp));
   ASSERT_EQ(c.exit_code, 0) << c.err << c.out;
   auto cj = nlohmann::json::parse(c.out);
   EXPECT_NE(cj["kernels"][0]["predict_note"].get<std::string>().find("declares no footprint"), std::string::npos);
@@ -118,18 +118,18 @@ TEST_F(LocalityE2E, AProgramWithoutAFootprintOrWithABrokenOneSaysWhy) {
   std::string broken = text;
   broken.insert(broken.find("// swizzleperf:footprint-end"), "this is not C++;\n");
   write_text(tmp / "broken.hip", broken);
-  auto b = run_cli({"predict", (tmp / "broken.hip").string(), "--arch", "sm_90"}, tmp.path(), env_for(tmp));
+  auto b = run_cli({"predict", (tmp / "broken.hip").string(), "--arch", "sm_90"}, tmp.path(), locality_env(tmp));
   EXPECT_EQ(b.exit_code, 2);
-  EXPECT_TRUE(one_error_line(b.err)) << b.err;
+  EXPECT_TRUE(one_locality_error_line(b.err)) << b.err;
   EXPECT_NE(b.err.find("does not compile"), std::string::npos) << b.err;
   EXPECT_NE(b.err.find("broken.hip:"), std::string::npos) << "names the line: " << b.err;
-  auto bc = run_cli({"check", (tmp / "broken.hip").string(), "--predict", "--no-build"}, tmp.path(), env_for(tmp));
+  auto bc = run_cli({"check", (tmp / "broken.hip").string(), "--predict", "--no-build"}, tmp.path(), locality_env(tmp));
   EXPECT_EQ(bc.exit_code, 1) << bc.out << bc.err;
   EXPECT_NE(bc.out.find("footprint:"), std::string::npos) << bc.out;
   // Two sections.
   std::string twice = text + "\n// swizzleperf:footprint-begin\n// swizzleperf:footprint-end\n";
   write_text(tmp / "twice.hip", twice);
-  auto t = run_cli({"predict", (tmp / "twice.hip").string()}, tmp.path(), env_for(tmp));
+  auto t = run_cli({"predict", (tmp / "twice.hip").string()}, tmp.path(), locality_env(tmp));
   EXPECT_EQ(t.exit_code, 2);
   EXPECT_NE(t.err.find("second footprint"), std::string::npos) << t.err;
 }
@@ -148,7 +148,7 @@ TEST_F(LocalityE2E, CheckPredictsEveryShippedKernelForMi300xWithoutAGpu) {
                         "spmv", "stencil_2d", "transpose"})
     args.push_back(kernel(std::string(k) + ".hip"));
   const auto t0 = std::chrono::steady_clock::now();
-  auto r = run_cli(args, tmp.path(), env_for(tmp), 600);
+  auto r = run_cli(args, tmp.path(), locality_env(tmp), 600);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
@@ -169,7 +169,7 @@ TEST_F(LocalityE2E, TheLoopRecordsPredictionsAndRanksByThem) {
   auto args = fake_optimize_args(k, tmp / "run", 3);
   args.erase(std::find(args.begin(), args.end(), "--locality-model"), args.end());  // the default: on
   args.push_back("--json");
-  auto r = run_cli(args, tmp.path(), env_for(tmp));
+  auto r = run_cli(args, tmp.path(), locality_env(tmp));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto h = nlohmann::json::parse(read_text(tmp / "run" / "history.json"));
   EXPECT_EQ(h["config"]["locality_model"], "on");
@@ -185,15 +185,15 @@ TEST_F(LocalityE2E, TheLoopRecordsPredictionsAndRanksByThem) {
       EXPECT_LE(a["predicted"]["l2_hit_pct"].get<double>(), first["predicted"]["l2_hit_pct"].get<double>() + 1e-9);
   // Off: no predictions; a bad value: one line, exit 2, nothing run.
   auto off = fake_optimize_args(k, tmp / "off", 1);
-  auto ro = run_cli(off, tmp.path(), env_for(tmp));
+  auto ro = run_cli(off, tmp.path(), locality_env(tmp));
   ASSERT_EQ(ro.exit_code, 0) << ro.err;
   auto ho = nlohmann::json::parse(read_text(tmp / "off" / "history.json"));
   EXPECT_FALSE(ho["baseline"].contains("predicted"));
   auto bad = fake_optimize_args(k, tmp / "bad", 1);
   bad.back() = "maybe";
-  auto rb = run_cli(bad, tmp.path(), env_for(tmp));
+  auto rb = run_cli(bad, tmp.path(), locality_env(tmp));
   EXPECT_EQ(rb.exit_code, 2);
-  EXPECT_TRUE(one_error_line(rb.err)) << rb.err;
+  EXPECT_TRUE(one_locality_error_line(rb.err)) << rb.err;
   EXPECT_NE(rb.err.find("--locality-model 'maybe'"), std::string::npos) << rb.err;
 }
 

@@ -8,7 +8,7 @@
 
 namespace swz::test {
 
-LaunchBuilder::LaunchBuilder(TileGrid grid, BlockUse block, bool swizzled) {
+LaunchBuilder::LaunchBuilder(TileGrid grid, BlockResources block, bool swizzled) {
   lf_.grid = grid;
   lf_.block = block;
   lf_.swizzled = swizzled;

@@ -21,7 +21,7 @@ namespace swz::test {
 // build() throws std::logic_error when the tiles added are not grid.m * grid.n.
 class LaunchBuilder {
  public:
-  explicit LaunchBuilder(TileGrid grid, BlockUse block = {}, bool swizzled = true);
+  explicit LaunchBuilder(TileGrid grid, BlockResources block = {}, bool swizzled = true);
   LaunchBuilder& tile();  // starts the next tile (the first call starts tile 0)
   LaunchBuilder& read(std::uint32_t buffer, std::uint64_t offset, std::uint64_t bytes, std::uint64_t stride = 0,
                       std::uint64_t count = 1, SpanWalk walk = SpanWalk::runs);
@@ -47,7 +47,7 @@ ProgramFootprint program_of(std::vector<LaunchFootprint> launches, std::vector<F
 struct GemmShape {
   unsigned tiles_m = 8, tiles_n = 8;
   std::uint64_t bm = 32, bn = 32, k = 128;
-  BlockUse block{256, 0, 0};
+  BlockResources block{256, 0, 0};
 };
 LaunchFootprint gemm_like_launch(const GemmShape& s);
 ProgramFootprint gemm_like_footprint(const GemmShape& s);

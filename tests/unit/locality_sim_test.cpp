@@ -282,7 +282,7 @@ TEST(LocalitySim, AnEmptyTableIsTheIdentityAndAnUnswizzledLaunchIgnoresTheTable)
 
 TEST(LocalitySim, ResidencyComesFromTheBlockUnlessGiven) {
   MachineModel m = test_machine(1, L2Topology::shared, 16 << 20);
-  LaunchBuilder b({1, 1}, BlockUse{1024, 0, 0});
+  LaunchBuilder b({1, 1}, BlockResources{1024, 0, 0});
   b.tile().read(0, 0, 4096);
   const LaunchPrediction p = simulate_launch(b.build(), {}, m);
   EXPECT_EQ(p.resident_per_cu, 2u);  // 2048 threads / 1024
@@ -311,7 +311,7 @@ TEST(LocalitySim, ConcurrentTilesShareWhatTheyFetchTogether) {
 LaunchFootprint sampled_workload() {
   const unsigned tm = 16, tn = 32;
   const std::uint64_t bm = 32, bn = 32, K = 256, N = tn * bn;
-  LaunchBuilder b({tm, tn}, BlockUse{256, 0, 0});
+  LaunchBuilder b({tm, tn}, BlockResources{256, 0, 0});
   std::uint64_t x = 12345;
   for (std::uint64_t m = 0; m < tm; ++m)
     for (std::uint64_t n = 0; n < tn; ++n) {

@@ -435,9 +435,6 @@ TEST(PromptBuilderTriton, ATritonProgramGetsThePythonTemplatesAndSignature) {
   EXPECT_TRUE(has(*m, "```python")) << *m;
 }
 
-}  // namespace
-}  // namespace swz
-
 TEST(PromptBuilder, PredictionsStandBesideMeasurementsAndAreLeftOutWhenUnaware) {
   Fixture f = make_fixture();
   ASSERT_TRUE(f.history.baseline);
@@ -457,3 +454,6 @@ TEST(PromptBuilder, PredictionsStandBesideMeasurementsAndAreLeftOutWhenUnaware) 
   EXPECT_FALSE(has(unaware.baseline_report(f.history), "predicted"));
   EXPECT_FALSE(has(unaware.history_section(f.history), "predicted"));
 }
+
+}  // namespace
+}  // namespace swz
