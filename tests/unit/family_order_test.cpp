@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 const std::vector<TileGrid> kGrids = {{32, 256}, {33, 255}, {7, 1}, {1, 9}, {64, 128}, {5, 7}};
 const std::vector<int> kDies = {1, 2, 8};
 
-std::vector<int> topo_table() {
+std::vector<int> order_test_topo_table() {
   std::vector<int> t(132);
   for (std::size_t i = 0; i < t.size(); ++i) t[i] = static_cast<int>(((i / 3) % 2) ^ (i % 5 == 0));
   return t;
@@ -39,7 +39,7 @@ std::vector<FamilyCandidate> candidates() {
   gqa.n_group = 4;
   gqa.n_stride = 8;
   out.push_back(gqa);
-  out.push_back({"topo_group", 8, topo_table()});
+  out.push_back({"topo_group", 8, order_test_topo_table()});
   return out;
 }
 

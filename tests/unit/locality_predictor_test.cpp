@@ -16,7 +16,7 @@
 namespace swz {
 namespace {
 
-test::GemmShape shape() {
+test::GemmShape predictor_shape() {
   test::GemmShape s;
   s.tiles_m = 8;
   s.tiles_n = 64;
@@ -31,7 +31,7 @@ test::GemmShape shape() {
 MachineModel small_machine() { return test::test_machine(2, L2Topology::home_sides, 128 << 10, 4); }
 
 // pid -> tile for grouped-M with groups of g rows (column by column within a group).
-std::vector<std::uint32_t> grouped(TileGrid grid, unsigned g) {
+std::vector<std::uint32_t> predictor_grouped(TileGrid grid, unsigned g) {
   std::vector<std::uint32_t> t;
   for (unsigned first = 0; first < grid.m; first += g)
     for (unsigned n = 0; n < grid.n; ++n)
@@ -44,7 +44,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 TEST(LocalityPredictor, MainGridIsTheFirstSwizzledLaunchs) {
-  ProgramFootprint fp = test::gemm_like_footprint(shape());
+  ProgramFootprint fp = test::gemm_like_footprint(predictor_shape());
   LaunchFootprint pre = test::LaunchBuilder({1, 2}, {}, false).tile().read(0, 0, 128).tile().read(0, 128, 128).build();
   fp.launches.insert(fp.launches.begin(), pre);
   fp.launch_ids = {0, 1};
@@ -59,8 +59,8 @@ TEST(LocalityPredictor, MainGridIsTheFirstSwizzledLaunchs) {
 }
 
 TEST(LocalityPredictor, ASecondPredictionOfTheSameTableIsCachedWithTheNewLabel) {
-  LocalityPredictor p(test::gemm_like_footprint(shape()), small_machine(), SimOptions{});
-  const auto table = grouped({8, 64}, 8);
+  LocalityPredictor p(test::gemm_like_footprint(predictor_shape()), small_machine(), SimOptions{});
+  const auto table = predictor_grouped({8, 64}, 8);
   auto t0 = std::chrono::steady_clock::now();
   auto a = p.predict(table, "grouped_m(G=8)");
   const double first = seconds_since(t0);
@@ -83,10 +83,10 @@ TEST(LocalityPredictor, ASecondPredictionOfTheSameTableIsCachedWithTheNewLabel) 
 }
 
 TEST(LocalityPredictor, DifferentTablesGetDifferentPredictions) {
-  LocalityPredictor p(test::gemm_like_footprint(shape()), small_machine(), fast_sim_options());
+  LocalityPredictor p(test::gemm_like_footprint(predictor_shape()), small_machine(), fast_sim_options());
   auto identity = p.predict({}, "identity");
   auto explicit_identity = p.predict(test::identity_order(512), "0..511");
-  auto g8 = p.predict(grouped({8, 64}, 8), "grouped_m(G=8)");
+  auto g8 = p.predict(predictor_grouped({8, 64}, 8), "grouped_m(G=8)");
   ASSERT_TRUE(identity && explicit_identity && g8);
   EXPECT_EQ(identity->order, "identity");
   EXPECT_EQ(explicit_identity->total.hits, identity->total.hits);
@@ -97,7 +97,7 @@ TEST(LocalityPredictor, DifferentTablesGetDifferentPredictions) {
 }
 
 TEST(LocalityPredictor, ATableOfTheWrongSizeGivesNothing) {
-  LocalityPredictor p(test::gemm_like_footprint(shape()), small_machine(), fast_sim_options());
+  LocalityPredictor p(test::gemm_like_footprint(predictor_shape()), small_machine(), fast_sim_options());
   EXPECT_FALSE(p.predict(test::identity_order(511), "short"));
   EXPECT_FALSE(p.predict(test::identity_order(513), "long"));
   EXPECT_FALSE(p.predict(std::vector<std::uint32_t>(1000, 0), "other"));
@@ -107,21 +107,21 @@ TEST(LocalityPredictor, ATableOfTheWrongSizeGivesNothing) {
 TEST(LocalityPredictor, LaunchesOnAnotherGridAreFlaggedInTheProvenance) {
   const MachineModel m = small_machine();
   // Only the main grid: no flag.
-  LocalityPredictor plain(test::gemm_like_footprint(shape()), m, fast_sim_options());
-  auto a = plain.predict(grouped({8, 64}, 8), "g8");
+  LocalityPredictor plain(test::gemm_like_footprint(predictor_shape()), m, fast_sim_options());
+  auto a = plain.predict(predictor_grouped({8, 64}, 8), "g8");
   ASSERT_TRUE(a);
   EXPECT_EQ(a->provenance.count("other_grids"), 0u);
   EXPECT_EQ(a->provenance.at("dies"), "test");  // the machine's own provenance is kept
 
   // A second swizzled launch on a 2x4 grid: run in identity order, and said.
-  ProgramFootprint fp = test::gemm_like_footprint(shape());
-  test::GemmShape other = shape();
+  ProgramFootprint fp = test::gemm_like_footprint(predictor_shape());
+  test::GemmShape other = predictor_shape();
   other.tiles_m = 2;
   other.tiles_n = 4;
   fp.launches.push_back(test::gemm_like_launch(other));
   fp.launch_ids = {0, 1};
   LocalityPredictor two(fp, m, fast_sim_options());
-  auto b = two.predict(grouped({8, 64}, 8), "g8");
+  auto b = two.predict(predictor_grouped({8, 64}, 8), "g8");
   ASSERT_TRUE(b);
   ASSERT_EQ(b->launches.size(), 2u);
   ASSERT_EQ(b->provenance.count("other_grids"), 1u);
@@ -136,19 +136,19 @@ TEST(LocalityPredictor, LaunchesOnAnotherGridAreFlaggedInTheProvenance) {
   EXPECT_EQ(b->launches[1].total().requests, alone->total.requests);
 
   // An unswizzled launch on another grid ignores the order anyway: no flag.
-  ProgramFootprint unswizzled = test::gemm_like_footprint(shape());
+  ProgramFootprint unswizzled = test::gemm_like_footprint(predictor_shape());
   LaunchFootprint l = test::gemm_like_launch(other);
   l.swizzled = false;
   unswizzled.launches.push_back(l);
   unswizzled.launch_ids = {0, 1};
-  auto c = LocalityPredictor(unswizzled, m, fast_sim_options()).predict(grouped({8, 64}, 8), "g8");
+  auto c = LocalityPredictor(unswizzled, m, fast_sim_options()).predict(predictor_grouped({8, 64}, 8), "g8");
   ASSERT_TRUE(c);
   EXPECT_EQ(c->provenance.count("other_grids"), 0u);
 }
 
 TEST(LocalityPredictor, ConcurrentCallersGetTheSameAnswers) {
-  LocalityPredictor p(test::gemm_like_footprint(shape()), small_machine(), fast_sim_options());
-  const std::vector<std::vector<std::uint32_t>> tables = {{}, grouped({8, 64}, 2), grouped({8, 64}, 4), grouped({8, 64}, 8)};
+  LocalityPredictor p(test::gemm_like_footprint(predictor_shape()), small_machine(), fast_sim_options());
+  const std::vector<std::vector<std::uint32_t>> tables = {{}, predictor_grouped({8, 64}, 2), predictor_grouped({8, 64}, 4), predictor_grouped({8, 64}, 8)};
   auto run = [&] {
     std::vector<std::uint64_t> hits;
     for (const auto& t : tables) hits.push_back(p.predict(t, "x")->total.hits);

@@ -32,7 +32,7 @@ ProgramFootprint three_launches() {
   return fp;
 }
 
-SimOptions one_at_a_time() {
+SimOptions prediction_one_at_a_time() {
   SimOptions o;
   o.resident_override = 1;
   return o;
@@ -48,7 +48,7 @@ TEST(Prediction, PredictSumsLaunchesAndAsksOncePerDistinctGrid) {
     std::reverse(t.begin(), t.end());
     return t;
   };
-  auto p = predict(fp, order, m, one_at_a_time());
+  auto p = predict(fp, order, m, prediction_one_at_a_time());
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_EQ(asked.size(), 2u);  // 2x2 and 1x4; not the unswizzled 4x1
   EXPECT_EQ((asked[{2, 2}]), 1);
@@ -86,7 +86,7 @@ TEST(Prediction, PredictSumsLaunchesAndAsksOncePerDistinctGrid) {
   EXPECT_DOUBLE_EQ(p->l2_hit_pct(), sum.hit_pct());
   // Each launch is what simulate_launch gives for it with the table of its grid.
   std::vector<std::uint32_t> rev{3, 2, 1, 0};
-  const LaunchPrediction first = simulate_launch(fp.launches[0], rev, m, one_at_a_time());
+  const LaunchPrediction first = simulate_launch(fp.launches[0], rev, m, prediction_one_at_a_time());
   EXPECT_EQ(p->launches[0].total().hits, first.total().hits);
   EXPECT_EQ(p->launches[0].total().dram_read_bytes, first.total().dram_read_bytes);
 }
@@ -98,9 +98,9 @@ TEST(Prediction, TheOrderChangesThePrediction) {
   const MachineModel m = test::test_machine(2, L2Topology::private_per_die, 1 << 20, 1, 32, true);
   ProgramFootprint fp = test::program_of({small_launch({2, 2})}, {{"in", 8192}, {"out", 4096}});
   auto identity = predict(fp, [](TileGrid) -> Result<std::vector<std::uint32_t>> { return std::vector<std::uint32_t>{}; }, m,
-                          one_at_a_time());
+                          prediction_one_at_a_time());
   auto mixed = predict(fp, [](TileGrid) -> Result<std::vector<std::uint32_t>> { return std::vector<std::uint32_t>{0, 1, 3, 2}; },
-                       m, one_at_a_time());
+                       m, prediction_one_at_a_time());
   ASSERT_TRUE(identity && mixed);
   EXPECT_EQ(identity->total.dram_read_bytes, 2 * 4096u);
   EXPECT_EQ(mixed->total.dram_read_bytes, 4 * 4096u);
