@@ -36,7 +36,7 @@ struct FootprintSpan {
   std::uint64_t end() const { return offset + (count - 1) * stride + bytes; }
 };
 
-struct BlockUse {
+struct BlockResources {
   unsigned threads = 256;
   std::uint64_t shared_bytes = 0;
   unsigned registers = 0;  // per thread; 0: unknown
@@ -44,7 +44,7 @@ struct BlockUse {
 
 struct LaunchFootprint {
   TileGrid grid;
-  BlockUse block;
+  BlockResources block;
   bool swizzled = true;
   // Tile t's spans are spans[tile_begin[t] .. tile_begin[t + 1]).
   std::vector<std::uint32_t> tile_begin;

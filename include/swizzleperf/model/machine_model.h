@@ -71,10 +71,10 @@ struct Residency {
   unsigned blocks = 1;
   std::string limit;
 };
-Residency resident_blocks(const MachineModel& m, const BlockUse& block);
+Residency resident_blocks(const MachineModel& m, const BlockResources& block);
 
 // The L1 bytes per SM/CU left for caching when `resident` blocks of `block` run there: NVIDIA's
 // unified array minus the smallest shared-memory carve-out that holds them; AMD's fixed L1.
-std::uint64_t l1_bytes_per_cu(const MachineModel& m, const BlockUse& block, unsigned resident);
+std::uint64_t l1_bytes_per_cu(const MachineModel& m, const BlockResources& block, unsigned resident);
 
 }  // namespace swz
