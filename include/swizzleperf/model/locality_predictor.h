@@ -32,7 +32,7 @@ class LocalityPredictor {
   MachineModel machine_;
   SimOptions options_;
   TileGrid main_grid_;
-  std::unique_ptr<PreparedProgram> prepared_;  // made at the first prediction
+  std::unique_ptr<PreparedProgram> prepared_;  // made with the predictor: every launch's accesses, generated once
   mutable std::mutex mu_;
   mutable std::map<std::string, Prediction> cache_;
 };
