@@ -150,10 +150,7 @@ std::vector<RankedPrediction> rank_predictions(const ProgramFootprint& fp,
   for (auto& t : pool) t.join();
   std::stable_sort(out.begin(), out.end(), [](const RankedPrediction& a, const RankedPrediction& b) {
     if (a.prediction.has_value() != b.prediction.has_value()) return a.prediction.has_value();
-    if (!a.prediction) return false;
-    const double ha = a.prediction->l2_hit_pct(), hb = b.prediction->l2_hit_pct();
-    if (std::abs(ha - hb) > 1e-9) return ha > hb;
-    return a.prediction->total.dram_read_bytes < b.prediction->total.dram_read_bytes;
+    return a.prediction && predicted_better(*a.prediction, *b.prediction);
   });
   return out;
 }

@@ -20,14 +20,6 @@ std::optional<Prediction> LocalityPredictor::predict(const std::vector<std::uint
   const std::string key = table.empty() ? std::string("identity")
                                         : content_hash(std::string_view(reinterpret_cast<const char*>(table.data()),
                                                                         table.size() * sizeof(std::uint32_t)));
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = cache_.find(key); it != cache_.end()) {
-      Prediction p = it->second;
-      p.order = label;
-      return p;
-    }
-  }
   bool other_grid = false;
   auto order = [&](TileGrid g) -> Result<std::vector<std::uint32_t>> {
     if (g.m == main_grid_.m && g.n == main_grid_.n) return table;

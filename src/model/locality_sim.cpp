@@ -84,18 +84,15 @@ class GranuleCache {
 };
 
 struct Sim {
-  const LaunchFootprint& lf;
   const MachineModel& m;
-  std::uint64_t G = 128;       // granule bytes
   unsigned U = 32;             // unit bytes
   std::vector<GranuleCache> l1;  // per SM/CU (empty: no L1 modelled)
   std::vector<GranuleCache> l2;
   GranuleCache mall;
   std::vector<DieCounts> dies;
   std::uint64_t now = 1, accesses = 0;
-  std::uint64_t sample = 1;    // set sampling: 1 in `sample` granules (by hash) is simulated
 
-  Sim(const LaunchFootprint& l, const MachineModel& mm) : lf(l), m(mm) {}
+  explicit Sim(const MachineModel& mm) : m(mm) {}
 
   void access(int die, int cu, std::uint64_t key, std::uint64_t mask, bool write) {
     ++accesses;
@@ -325,11 +322,8 @@ LaunchPrediction LaunchSimulator::run(const std::vector<std::uint32_t>& pid_to_t
   out.granule_bytes = x.G;
   out.sample = x.sample;
   const std::uint64_t tiles = lf.tiles();
-  const bool opt_stagger_ = x.opt.stagger;
-  Sim sim(lf, m);
+  Sim sim(m);
   sim.U = x.U;
-  sim.G = x.G;
-  sim.sample = x.sample;
   const int D = std::max(1, m.num_dies);
   sim.dies.assign(D, DieCounts{});
   const std::uint64_t granules = std::max<std::uint64_t>(1, x.granules_per_die / x.sample);
@@ -408,7 +402,7 @@ LaunchPrediction LaunchSimulator::run(const std::vector<std::uint32_t>& pid_to_t
   mean_p = x.phases.empty() ? 1 : mean_p / static_cast<double>(x.phases.size());
   for (std::uint64_t i = 0; i < S; ++i) {
     assign(slots[i]);
-    if (opt_stagger_) slots[i].wait = static_cast<unsigned>(static_cast<double>(i) * mean_p / static_cast<double>(S));
+    if (x.opt.stagger) slots[i].wait = static_cast<unsigned>(static_cast<double>(i) * mean_p / static_cast<double>(S));
   }
   std::vector<std::size_t> freed;
   bool any = true;

@@ -30,6 +30,12 @@ std::string human_bytes(double b) {
 
 }  // namespace
 
+bool predicted_better(const Prediction& a, const Prediction& b) {
+  const double ha = a.l2_hit_pct(), hb = b.l2_hit_pct();
+  if (std::abs(ha - hb) > 1e-9) return ha > hb;
+  return a.total.dram_read_bytes < b.total.dram_read_bytes;
+}
+
 nlohmann::json to_json_value(const Prediction& p) {
   nlohmann::json dies = nlohmann::json::array();
   for (const auto& d : p.dies) dies.push_back(die_json(d));

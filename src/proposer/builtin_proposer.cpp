@@ -438,11 +438,8 @@ std::vector<Ranked> rank_by_model(const ProposalContext& ctx, const nlohmann::js
     if (!seen.insert(key).second) continue;
     if (auto p = ctx.predictor->predict(table, c.label())) out.push_back({c, std::move(*p)});
   }
-  std::stable_sort(out.begin(), out.end(), [](const Ranked& a, const Ranked& b) {
-    const double ha = a.prediction.l2_hit_pct(), hb = b.prediction.l2_hit_pct();
-    if (std::abs(ha - hb) > 1e-9) return ha > hb;
-    return a.prediction.total.dram_read_bytes < b.prediction.total.dram_read_bytes;
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Ranked& a, const Ranked& b) { return predicted_better(a.prediction, b.prediction); });
   return out;
 }
 }  // namespace

@@ -33,6 +33,10 @@ struct Prediction {
   double l2_hit_pct() const { return total.hit_pct(); }
 };
 
+// The ranking rule of every list of predicted orders (check --predict, the proposer): the
+// higher predicted L2 hit rate first, then fewer DRAM bytes read.
+bool predicted_better(const Prediction& a, const Prediction& b);
+
 nlohmann::json to_json_value(const Prediction& p);
 // The short form kept in history.json and the LLM prompt: hit %, DRAM bytes, cross-die bytes.
 nlohmann::json summary_json(const Prediction& p);
