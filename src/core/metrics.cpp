@@ -116,7 +116,7 @@ std::vector<std::string> clock_reason_names(long long reasons) {
 }
 
 long long throttling_reasons(long long reasons) {
-  return reasons & (0x4 | 0x8 | 0x20 | 0x40 | 0x80);
+  return reasons & (kClockReasonSwPowerCap | kClockReasonsHeatOrBrake);
 }
 
 }  // namespace swz

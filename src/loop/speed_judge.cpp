@@ -61,8 +61,55 @@ void to_json(nlohmann::json& j, const SpeedComparison& c) {
   } else {
     j["energy_ratio"] = nullptr;
   }
+  j["baseline_clock_reasons"] = c.baseline_reasons;
+  j["candidate_clock_reasons"] = c.candidate_reasons;
+  if (!c.clock_note.empty()) j["clock_note"] = c.clock_note;
   j["trusted"] = c.trusted;
   if (!c.trusted) j["untrusted"] = c.untrusted;
+}
+
+ClockGapVerdict judge_burst_clocks(const SpeedComparison& c) {
+  ClockGapVerdict v;
+  const size_t n = std::min(c.baseline_mhz.size(), c.candidate_mhz.size());
+  size_t first_gap = n;
+  for (size_t i = 0; i < n && first_gap == n; ++i) {
+    const double ma = c.baseline_mhz[i], mb = c.candidate_mhz[i];
+    if (ma > 0 && mb > 0 && std::abs(ma - mb) > kPairClockTolerance * std::max(ma, mb)) first_gap = i;
+  }
+  if (first_gap == n) return v;
+  // Which member ran lower, and is it so in every round with both clocks known?
+  const bool base_lower = c.baseline_mhz[first_gap] < c.candidate_mhz[first_gap];
+  const std::vector<double>& lo = base_lower ? c.baseline_mhz : c.candidate_mhz;
+  const std::vector<double>& hi = base_lower ? c.candidate_mhz : c.baseline_mhz;
+  bool consistent = true;
+  double lo_max = 0, hi_min = 1e300;
+  for (size_t i = 0; i < n; ++i) {
+    consistent = consistent && lo[i] > 0 && hi[i] > 0 && lo[i] < hi[i];
+    lo_max = std::max(lo_max, lo[i]);
+    hi_min = std::min(hi_min, hi[i]);
+  }
+  const long long lower_reasons = base_lower ? c.baseline_reasons : c.candidate_reasons;
+  const bool power_capped = (lower_reasons & kClockReasonSwPowerCap) != 0;
+  const bool heat = (c.clock_reasons & kClockReasonsHeatOrBrake) != 0;
+  const char* lower = base_lower ? "baseline" : "candidate";
+  if (consistent && lo_max < hi_min && power_capped && !heat) {
+    v.note = fmt::format("the clock gap is the order's own: the {} ran at {:.0f}-{:.0f} MHz under the software power "
+                         "cap in all {} rounds, the {} at {:.0f} MHz or more",
+                         lower, *std::min_element(lo.begin(), lo.begin() + n), lo_max, n,
+                         base_lower ? "candidate" : "baseline", hi_min);
+    return v;
+  }
+  v.trusted = false;
+  const std::string why = !consistent ? "the gap changed sides or a clock is unknown"
+                          : lo_max >= hi_min ? "the members' clocks overlap across rounds"
+                          : heat             ? "a thermal or hardware slowdown was reported"
+                                             : fmt::format("the {} did not report the power cap", lower);
+  v.untrusted = fmt::format("the SM clock moved between the members of round {} ({:.0f} MHz baseline, {:.0f} MHz "
+                            "candidate: more than {:.0f} %), so the difference may be the clock's, not the order's "
+                            "(not the order's own gap: {})",
+                            first_gap + 1, c.baseline_mhz[first_gap], c.candidate_mhz[first_gap],
+                            kPairClockTolerance * 100, why);
+  return v;
 }
 
 namespace {
@@ -170,15 +217,16 @@ Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::p
     c.candidate_mj.push_back(b->energy_mj_per_run.value_or(-1));
     c.baseline_discarded += a->discarded;
     c.candidate_discarded += b->discarded;
-    c.clock_reasons |= a->clock_reasons.value_or(0) | b->clock_reasons.value_or(0);
-    // Burst pairs run at one unthrottled clock; a gap is drift (see kPairClockTolerance).
-    const double ma = c.baseline_mhz.back(), mb = c.candidate_mhz.back();
-    if (regime == "burst" && c.trusted && ma > 0 && mb > 0 && std::abs(ma - mb) > kPairClockTolerance * std::max(ma, mb)) {
-      c.trusted = false;
-      c.untrusted = fmt::format("the SM clock moved between the members of round {} ({:.0f} MHz baseline, {:.0f} MHz "
-                                "candidate: more than {:.0f} %), so the difference may be the clock's, not the order's",
-                                i + 1, ma, mb, kPairClockTolerance * 100);
-    }
+    c.baseline_reasons |= a->clock_reasons.value_or(0);
+    c.candidate_reasons |= b->clock_reasons.value_or(0);
+    c.clock_reasons |= c.baseline_reasons | c.candidate_reasons;
+  }
+  // Burst pairs run at one unthrottled clock unless the order itself moves it.
+  if (regime == "burst" && c.trusted) {
+    const ClockGapVerdict v = judge_burst_clocks(c);
+    c.trusted = v.trusted;
+    c.untrusted = v.untrusted;
+    c.clock_note = v.note;
   }
   auto ratio = paired_ratio_interval(c.baseline_ms, c.candidate_ms);
   if (!ratio) return ratio.error();

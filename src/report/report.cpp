@@ -68,6 +68,7 @@ std::vector<RegimeView> regime_views(const Attempt& a) {
     v.significant = c.value("significant", false) == true;
     v.trusted = !c.contains("trusted") || c["trusted"] != false;
     if (c.contains("untrusted") && c["untrusted"].is_string()) v.untrusted = c["untrusted"].get<std::string>();
+    if (c.contains("clock_note") && c["clock_note"].is_string()) v.clock_note = c["clock_note"].get<std::string>();
     v.baseline_mhz = num(c, "baseline_mhz_median");
     v.candidate_mhz = num(c, "candidate_mhz_median");
     v.discarded = static_cast<int>(num(c, "baseline_discarded").value_or(0) + num(c, "candidate_discarded").value_or(0));
@@ -94,6 +95,7 @@ std::string regime_text(const RegimeView& v) {
   if (v.discarded > 0) s += fmt::format(", {} samples discarded", v.discarded);
   if (v.energy_ratio && v.energy_low && v.energy_high)
     s += fmt::format(", energy per run x{:.3f} [{:.3f}, {:.3f}]", *v.energy_ratio, *v.energy_low, *v.energy_high);
+  if (!v.clock_note.empty()) s += " (" + v.clock_note + ")";
   if (!v.trusted) s += "; untrusted: " + v.untrusted;
   return s;
 }
@@ -105,6 +107,7 @@ nlohmann::json regimes_json(const Attempt& a) {
     nlohmann::json j = {{"speedup", v.speedup}, {"ci_low", v.low}, {"ci_high", v.high},
                         {"significant", v.significant && v.trusted}, {"trusted", v.trusted}};
     if (!v.trusted) j["untrusted"] = v.untrusted;
+    if (!v.clock_note.empty()) j["clock_note"] = v.clock_note;
     j["baseline_mhz_median"] = v.baseline_mhz ? nlohmann::json(*v.baseline_mhz) : nlohmann::json();
     j["candidate_mhz_median"] = v.candidate_mhz ? nlohmann::json(*v.candidate_mhz) : nlohmann::json();
     j["discarded"] = v.discarded;
@@ -128,6 +131,7 @@ std::string speed_text(const Attempt& a) {
   if (views.size() < 2)  // one regime: the attempt's own interval
     return fmt::format("{:.3f}x [{:.3f}, {:.3f}]{}, {}", *a.speedup, a.speedup_ci_low.value_or(0),
                        a.speedup_ci_high.value_or(0), regime, *a.significant ? "significant" : "not significant") +
+           (views.empty() || views.front().clock_note.empty() ? "" : " (" + views.front().clock_note + ")") +
            (views.empty() || views.front().trusted ? "" : "; untrusted: " + views.front().untrusted);
   std::string s;
   for (const auto& v : views) s += (s.empty() ? "" : "; ") + regime_text(v);

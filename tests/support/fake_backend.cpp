@@ -135,7 +135,7 @@ ProgramRun FakeBackend::run_program(const fs::path& exe, const std::vector<std::
     const double mhz = std::stod(sustained ? setting(b, "sclk", "1600") : setting(b, "clk", "1980"));
     timing = {{"median_ms", t}, {"min_ms", t}, {"max_ms", t}, {"reps", 10}, {"regime", regime}, {"telemetry", "fake"},
               {"sm_mhz_min", mhz}, {"sm_mhz_median", mhz}, {"sm_mhz_reference", 1980},
-              {"clock_reasons", sustained ? 4 : 0}, {"discarded", sustained ? 0 : std::stoi(setting(b, "discard", "0"))},
+              {"clock_reasons", sustained ? 4 : std::stoll(setting(b, "breasons", "0"))}, {"discarded", sustained ? 0 : std::stoi(setting(b, "discard", "0"))},
               {"energy_mj_per_run", sustained ? nlohmann::json(std::stod(setting(b, "mj", "100"))) : nlohmann::json()},
               {"regime_reached", setting(b, "reach", "yes") != regime}};
     if (!timing["regime_reached"].get<bool>()) timing["regime_problem"] = "fake: the " + regime + " regime was not held";

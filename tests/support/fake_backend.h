@@ -8,6 +8,7 @@
 // ms      the median time in time/evaluate mode (default 1.0); in a burst when a regime is asked
 // sms     the median time of a sustained request (default: ms)
 // clk     the burst SM clock in MHz (default 1980); sclk: the sustained one (default 1600)
+// breasons the burst runs' clock event reasons (NVML bits, default 0; sustained runs say 4)
 // mj      energy per run of a sustained request (default 100)
 // discard burst samples re-taken below the threshold (default 0)
 // reach   burst | sustained: that regime is reported as not reached (default: both are)

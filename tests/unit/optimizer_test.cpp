@@ -12,6 +12,7 @@
 #include "support/fixtures.h"
 #include "support/scripted_proposer.h"
 #include "support/scripted_runner.h"
+#include "swizzleperf/report/report.h"
 #include "swizzleperf/util/file_io.h"
 
 namespace swz {
@@ -380,7 +381,24 @@ TEST_F(LoopTest, AClockThatMovesWithinABurstPairNamesNoWinner) {
   EXPECT_FALSE(a.significant.value_or(true));
   ASSERT_TRUE(a.recheck.contains("untrusted")) << a.recheck.dump();
   EXPECT_NE(a.recheck["untrusted"].get<std::string>().find("SM clock moved"), std::string::npos);
+  EXPECT_NE(a.recheck["untrusted"].get<std::string>().find("did not report the power cap"), std::string::npos);
   EXPECT_EQ(s->history.best(), nullptr);
+}
+
+TEST_F(LoopTest, ABurstClockGapTheOrderCausesUnderThePowerCapIsTrustedAndSaid) {
+  config.timing.regime = Regime::burst;
+  config.iterations = 1;
+  test::ScriptedProposer p;
+  // The candidate runs 14 % below the baseline's clock in every round, under the power cap.
+  p.propose("hungry", fake_region("ms=0.5 clk=1700 breasons=4 map=reverse"));
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  const Attempt& a = s->history.attempts.at(0);
+  EXPECT_TRUE(a.significant.value_or(false)) << a.recheck.dump();
+  EXPECT_FALSE(a.recheck.contains("untrusted")) << a.recheck.dump();
+  EXPECT_NE(a.recheck.value("clock_note", "").find("the order's own"), std::string::npos) << a.recheck.dump();
+  EXPECT_NE(speed_text(a).find("the order's own"), std::string::npos) << speed_text(a);
+  ASSERT_NE(s->history.best(), nullptr);
 }
 
 TEST_F(LoopTest, ARegimeNotReachedNamesNoWinnerAndSaysWhy) {

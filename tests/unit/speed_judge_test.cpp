@@ -159,5 +159,70 @@ TEST_F(SpeedJudge, AServingProgramThatHangsIsKilledAtTheTimeout) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 15.0);
 }
 
+// judge_burst_clocks on per-round clocks as the H100 reported them (attention_fwd, identity
+// against grouped_n(G=2), burst): the power-hungry identity ran 8-11 % below the swizzle in
+// every round, under the power cap.
+SpeedComparison burst_pair(std::vector<double> base_mhz, std::vector<double> cand_mhz, long long base_reasons,
+                           long long cand_reasons) {
+  SpeedComparison c;
+  c.regime = "burst";
+  c.baseline_mhz = std::move(base_mhz);
+  c.candidate_mhz = std::move(cand_mhz);
+  c.baseline_reasons = base_reasons;
+  c.candidate_reasons = cand_reasons;
+  c.clock_reasons = base_reasons | cand_reasons;
+  return c;
+}
+const std::vector<double> kHungry = {1650, 1635, 1635, 1620, 1605, 1620};
+const std::vector<double> kCool = {1800, 1785, 1800, 1770, 1785, 1755};
+
+TEST(BurstClockRule, PairsWithinTheToleranceNeedNoNote) {
+  const auto v = judge_burst_clocks(burst_pair({1980, 1965}, {1950, 1980}, 0, 0));
+  EXPECT_TRUE(v.trusted);
+  EXPECT_TRUE(v.note.empty());
+  EXPECT_TRUE(judge_burst_clocks(burst_pair({-1, -1}, {1500, 1980}, 0, 0)).trusted) << "an unknown clock is not judged";
+}
+
+TEST(BurstClockRule, AGapTheOrderHoldsInEveryRoundUnderThePowerCapIsTheOrdersOwn) {
+  const auto v = judge_burst_clocks(burst_pair(kHungry, kCool, kClockReasonSwPowerCap, 0));
+  EXPECT_TRUE(v.trusted) << v.untrusted;
+  EXPECT_NE(v.note.find("the baseline ran at 1605-1650 MHz under the software power cap in all 6 rounds"),
+            std::string::npos) << v.note;
+  // The candidate the hungry one: the same rule, the other way round.
+  const auto w = judge_burst_clocks(burst_pair(kCool, kHungry, 0, kClockReasonSwPowerCap));
+  EXPECT_TRUE(w.trusted) << w.untrusted;
+  EXPECT_NE(w.note.find("the candidate ran at"), std::string::npos) << w.note;
+}
+
+TEST(BurstClockRule, AnyDoubtLeavesTheGapDrift) {
+  struct Case {
+    const char* name;
+    SpeedComparison c;
+    const char* why;
+  };
+  std::vector<double> flipped = kCool;
+  flipped[3] = 1600;  // round 4: the swizzle below the identity
+  std::vector<double> overlapping = kCool;
+  overlapping[5] = 1640;  // still above its partner (1620), but below the identity's 1650 in round 1
+  std::vector<double> unknown = kCool;
+  unknown[2] = -1;
+  const Case cases[] = {
+      {"no power cap reported", burst_pair(kHungry, kCool, 0, 0), "the baseline did not report the power cap"},
+      {"the cap on the faster-clocked member only", burst_pair(kHungry, kCool, 0, kClockReasonSwPowerCap),
+       "the baseline did not report the power cap"},
+      {"a thermal slowdown", burst_pair(kHungry, kCool, kClockReasonSwPowerCap, 0x20), "thermal or hardware slowdown"},
+      {"the gap changes sides", burst_pair(kHungry, flipped, kClockReasonSwPowerCap, 0), "changed sides"},
+      {"a clock unknown in one round", burst_pair(kHungry, unknown, kClockReasonSwPowerCap, 0), "changed sides or a clock is unknown"},
+      {"ranges that overlap", burst_pair(kHungry, overlapping, kClockReasonSwPowerCap, 0), "overlap across rounds"},
+  };
+  for (const auto& k : cases) {
+    const auto v = judge_burst_clocks(k.c);
+    EXPECT_FALSE(v.trusted) << k.name;
+    EXPECT_TRUE(v.note.empty()) << k.name;
+    EXPECT_NE(v.untrusted.find("round 1 (1650 MHz baseline, 1800 MHz candidate"), std::string::npos) << k.name << ": " << v.untrusted;
+    EXPECT_NE(v.untrusted.find(k.why), std::string::npos) << k.name << ": " << v.untrusted;
+  }
+}
+
 }  // namespace
 }  // namespace swz

@@ -56,6 +56,11 @@ struct Timing {
 void to_json(nlohmann::json& j, const Timing& t);
 void from_json(const nlohmann::json& j, Timing& t);
 
+// NVML's clocks event reason bits (nvml.h, nvmlClocksEventReason*) that the timing rules read.
+inline constexpr long long kClockReasonSwPowerCap = 0x4;
+// Hardware slowdown, software and hardware thermal slowdown, hardware power brake.
+inline constexpr long long kClockReasonsHeatOrBrake = 0x8 | 0x20 | 0x40 | 0x80;
+
 // Names of the NVML clock event reason bits set in `reasons` ("sw_power_cap", ...;
 // unknown bits as "0x..."), in bit order.
 std::vector<std::string> clock_reason_names(long long reasons);

@@ -20,10 +20,12 @@
 //    was hit, the kernel is too long for the sustained window, the clock did not
 //    settle) makes the comparison untrusted, with that run's sentence;
 //  - in burst, both members of a pair should run at the same unthrottled clock: a
-//    pair whose median SM clocks differ by more than kPairClockTolerance is clock
-//    drift, not the swizzle, and makes it untrusted. In sustained the clocks differ
-//    by design (the order changes the power drawn, hence the clock under the cap):
-//    they are reported, not judged.
+//    pair whose median SM clocks differ by more than kPairClockTolerance may be clock
+//    drift, not the swizzle, and makes it untrusted -- unless the gap is the order's
+//    own (judge_burst_clocks): a power-hungry order can pull its own clock down under
+//    the power cap even within a burst. In sustained the clocks differ by design (the
+//    order changes the power drawn, hence the clock under the cap): they are
+//    reported, not judged.
 // An untrusted comparison keeps its numbers and is never significant.
 #pragma once
 
@@ -67,6 +69,8 @@ struct SpeedComparison {
   std::vector<double> baseline_mj, candidate_mj;    // energy per run (sustained; -1 unknown)
   int baseline_discarded = 0, candidate_discarded = 0;  // burst samples re-taken below the threshold
   long long clock_reasons = 0;       // OR of every run's clock event reasons
+  long long baseline_reasons = 0, candidate_reasons = 0;  // the same, per member
+  std::string clock_note;            // burst: why a clock gap over the tolerance was the order's own
   std::optional<PairedRatio> energy; // candidate / baseline energy per run, when every round has both
   bool trusted = true;
   std::string untrusted;             // one line: why no winner may be named on it
@@ -75,6 +79,25 @@ struct SpeedComparison {
 };
 
 void to_json(nlohmann::json& j, const SpeedComparison& c);
+
+// The burst clock rule, judged once every round is in. No pair's clocks more than
+// kPairClockTolerance apart (or a clock unknown): trusted, no note. Otherwise the gap
+// is the order's own, and the comparison stays trusted with `note` saying so, only
+// when all of these hold:
+//  - every round's clocks are known and the same member ran lower in every round;
+//  - the members' clock ranges over the rounds do not overlap (the lower member's
+//    highest round below the higher member's lowest): drift moves both members of
+//    an interleaved pair alike, so it cannot keep them apart while each stays put;
+//  - the lower member's runs reported the software power cap, the mechanism by which
+//    an order's DRAM traffic lowers its own clock, and no run reported a thermal or
+//    hardware slowdown (heat and external brakes are drift, whoever they hit).
+// Else untrusted, the sentence naming the first round over the tolerance.
+struct ClockGapVerdict {
+  bool trusted = true;
+  std::string note;       // trusted with a gap: the order's own, and the evidence
+  std::string untrusted;  // not trusted: why
+};
+ClockGapVerdict judge_burst_clocks(const SpeedComparison& c);
 
 // `args` are the time-mode arguments both programs get (e.g. {"time", "--reps", "30",
 // "--warmup", "5", "--size", ..., the regime rules' options}); `regime` is "burst",

@@ -33,6 +33,7 @@ struct RegimeView {
   bool significant = false;              // the interval excludes 1.0
   bool trusted = true;
   std::string untrusted;
+  std::string clock_note;                // burst: a clock gap judged the order's own
   std::optional<double> baseline_mhz, candidate_mhz;  // median SM clocks
   int discarded = 0;
   std::optional<double> energy_ratio, energy_low, energy_high;
