@@ -58,7 +58,8 @@ Result<FamilyCandidate> parse_pattern(const std::string& text, const HardwarePro
     const std::string inner = text.substr(p + 1, text.size() - p - 2);
     if (auto eq = inner.find('='); eq != std::string::npos && inner.find(',') == std::string::npos) param = inner.substr(eq + 1);
   }
-  FamilyCandidate c{family, 0};
+  FamilyCandidate c;
+  c.family = family;
   if (family == "identity") return c;
   const auto params = BuiltinProposer::params_of(family);
   if (params.empty())

@@ -1,4 +1,4 @@
-// Process execution: fork + execvp from an argv vector, the child in its own
+// Process execution: vfork + execvpe from an argv vector, the child in its own
 // process group so a timeout or Ctrl-C kills everything it started.
 #include "swizzleperf/util/process.h"
 
@@ -41,7 +41,21 @@ bool needs_quoting(const std::string& s) {
 
 }  // namespace
 
-void exec_child(const ProcessSpec& spec, char* const* argv, int in_fd, int out_fd, int err_fd, int exec_fd) {
+ChildEnv::ChildEnv(const ProcessSpec& spec) {
+  for (char** e = environ; e && *e; ++e) {
+    const std::string kv = *e;
+    const std::string key = kv.substr(0, kv.find('='));
+    bool overridden = false;
+    for (const auto& [k, v] : spec.env) overridden = overridden || k == key;
+    if (!overridden) strings_.push_back(kv);
+  }
+  for (const auto& [k, v] : spec.env) strings_.push_back(k + "=" + v);
+  for (auto& kv : strings_) ptrs_.push_back(kv.data());
+  ptrs_.push_back(nullptr);
+}
+
+void exec_child(const ProcessSpec& spec, char* const* argv, char* const* envp, int in_fd, int out_fd, int err_fd,
+                int exec_fd) {
   setpgid(0, 0);
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
@@ -54,8 +68,7 @@ void exec_child(const ProcessSpec& spec, char* const* argv, int in_fd, int out_f
     (void)!write(exec_fd, &e, sizeof e);
     _exit(127);
   }
-  for (const auto& [k, v] : spec.env) setenv(k.c_str(), v.c_str(), 1);
-  execvp(argv[0], argv);
+  execvpe(argv[0], argv, envp);
   int e = errno;
   (void)!write(exec_fd, &e, sizeof e);
   _exit(127);
@@ -150,12 +163,19 @@ ProcessResult RealProcessRunner::run(const ProcessSpec& spec) {
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
 
-  pid_t pid = fork();
+  const ChildEnv env(spec);
+  const int null_in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  // vfork, not fork: the child execs at once, and fork would first copy the page tables of
+  // a parent that may hold hundreds of MB (a locality prediction), which cost check --predict
+  // about a tenth of its time. exec_child allocates nothing and touches no shared state.
+  pid_t pid = vfork();
   if (pid < 0) {
-    result.err = std::string("fork: ") + strerror(errno);
+    if (null_in >= 0) close(null_in);
+    result.err = std::string("vfork: ") + strerror(errno);
     return result;
   }
-  if (pid == 0) exec_child(spec, argv.data(), open("/dev/null", O_RDONLY), out_pipe[1], err_pipe[1], exec_pipe[1]);
+  if (pid == 0) exec_child(spec, argv.data(), env.envp(), null_in, out_pipe[1], err_pipe[1], exec_pipe[1]);
+  if (null_in >= 0) close(null_in);
   setpgid(pid, pid);  // also from the parent, to win the race with kill_group
   close(out_pipe[1]);
   close(err_pipe[1]);

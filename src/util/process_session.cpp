@@ -186,9 +186,10 @@ Result<std::unique_ptr<ProcessSession>> start_session(const ProcessSpec& spec) {
   std::vector<char*> argv;
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  const ChildEnv env(spec);
   const pid_t pid = fork();
   if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) exec_child(spec, argv.data(), in_pipe[0], out_pipe[1], err_pipe[1], exec_pipe[1]);
+  if (pid == 0) exec_child(spec, argv.data(), env.envp(), in_pipe[0], out_pipe[1], err_pipe[1], exec_pipe[1]);
   setpgid(pid, pid);
   ::close(in_pipe[0]);
   ::close(out_pipe[1]);

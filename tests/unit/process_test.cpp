@@ -138,6 +138,25 @@ TEST(Process, EnvIsAddedAndOverrides) {
   EXPECT_EQ(std::getenv("SWZ_TEST_VAR"), nullptr);
 }
 
+TEST(Process, ChildEnvKeepsTheParentsAndOverridesOnce) {
+  ::setenv("SWZ_TEST_INHERITED", "kept", 1);
+  ::setenv("SWZ_TEST_OVERRIDDEN", "old", 1);
+  ProcessSpec s;
+  s.env = {{"SWZ_TEST_OVERRIDDEN", "new"}};
+  const ChildEnv env(s);
+  int inherited = 0, overridden = 0;
+  for (char* const* e = env.envp(); *e; ++e) {
+    const std::string kv = *e;
+    inherited += kv == "SWZ_TEST_INHERITED=kept";
+    overridden += kv.rfind("SWZ_TEST_OVERRIDDEN=", 0) == 0;
+    if (kv.rfind("SWZ_TEST_OVERRIDDEN=", 0) == 0) EXPECT_EQ(kv, "SWZ_TEST_OVERRIDDEN=new");
+  }
+  ::unsetenv("SWZ_TEST_INHERITED");
+  ::unsetenv("SWZ_TEST_OVERRIDDEN");
+  EXPECT_EQ(inherited, 1);
+  EXPECT_EQ(overridden, 1);
+}
+
 TEST(Process, CwdIsHonoured) {
   test::TempDir dir;
   RealProcessRunner runner;

@@ -58,11 +58,23 @@ class RealProcessRunner final : public ProcessRunner {
   Result<std::unique_ptr<ProcessSession>> start(const ProcessSpec& spec) override;
 };
 
-// In a freshly forked child: its own process group, default signal handlers, the given
-// fds as stdin (none when negative), stdout and stderr, spec's cwd and env, then execvp.
-// On failure the errno goes to exec_fd (close-on-exec: the parent reads nothing on
-// success) and the child exits 127. Shared by run() and start_session().
-[[noreturn]] void exec_child(const ProcessSpec& spec, char* const* argv, int in_fd, int out_fd, int err_fd, int exec_fd);
+// The child's environment: the parent's with spec.env added or overriding, as the
+// "KEY=VALUE" strings execve takes (built in the parent: a vforked child must not allocate).
+struct ChildEnv {
+  explicit ChildEnv(const ProcessSpec& spec);
+  char* const* envp() const { return ptrs_.data(); }
+ private:
+  std::vector<std::string> strings_;
+  std::vector<char*> ptrs_;
+};
+
+// In a freshly forked or vforked child: its own process group, default signal handlers, the
+// given fds as stdin (none when negative), stdout and stderr, spec's cwd, then execvpe with
+// `envp`. On failure the errno goes to exec_fd (close-on-exec: the parent reads nothing on
+// success) and the child exits 127. Only async-signal-safe calls, no allocation: run() calls
+// it after vfork. Shared by run() and start_session().
+[[noreturn]] void exec_child(const ProcessSpec& spec, char* const* argv, char* const* envp, int in_fd, int out_fd,
+                             int err_fd, int exec_fd);
 
 // The command line as it would be typed, for logs only (quoted where needed).
 std::string format_argv(const std::vector<std::string>& argv);
