@@ -8,7 +8,12 @@ reports per kernel:
   - Spearman rank correlation of predicted vs measured L2 hit rate across orders (ties get
     average ranks), and the median / largest absolute error in points;
   - the same for DRAM read bytes (median relative error);
-  - measured repeat noise where the truth has repeats (truth-C-repeat).
+  - measured repeat noise where the truth has repeats (truth-C*-repeat: parts whose name starts
+    with C are repeats of orders measured in the main parts);
+  - pairwise agreement on distinguishable pairs: of the pairs of orders whose measured hit
+    rates differ by more than the kernel's largest repeat difference (the noise), the share the
+    model orders the same way (ties in the prediction count half). Where the orders sit within
+    the noise, Spearman ranks the noise; this asks only what the measurement can tell apart.
 Measured hit rate = 100 * sum(lts__t_sectors_lookup_hit) / sum(lts__t_sectors), summed over
 the profiled launches, as the tool's own profiler parser computes it.
 
@@ -151,6 +156,16 @@ def main():
             main_hit = next((j[7]["l2_hit_pct"] for j, r in rows if j[2] == label), None)
             if main_hit is not None:
                 rep_vs_main += [abs(v - main_hit) for v in vals]
+        noise = max(rep_vs_main) if rep_vs_main else None
+        pairs = agree = 0.0
+        if noise is not None:
+            for i in range(len(mh)):
+                for j in range(i + 1, len(mh)):
+                    if abs(mh[i] - mh[j]) <= noise:
+                        continue
+                    pairs += 1
+                    d = (ph[i] - ph[j]) * (mh[i] - mh[j])
+                    agree += 1.0 if d > 0 else 0.5 if d == 0 else 0.0
         report["kernels"][kernel] = {
             "orders": len(rows), "predicted": len(ok),
             "spearman_hit": spearman(ph, mh), "median_abs_err_hit_pts": statistics.median(err) if err else None,
@@ -159,6 +174,8 @@ def main():
             "measured_hit_range_pts": (max(mh) - min(mh)) if mh else None,
             "repeat_abs_diff_hit_pts_median": statistics.median(rep_vs_main) if rep_vs_main else None,
             "repeat_abs_diff_hit_pts_max": max(rep_vs_main) if rep_vs_main else None,
+            "distinguishable_pairs": int(pairs) if noise is not None else None,
+            "distinguishable_pairs_agreement": (agree / pairs) if pairs else None,
             "rows": [{"order": j[2], "same_mapping_as": j[3], "measured": j[7],
                       "predicted": None if "error" in r else {x: r[x] for x in ("l2_hit_pct", "dram_read_bytes", "dram_write_bytes", "cross_die_bytes")},
                       "predict_seconds": r.get("seconds"), "error": r.get("error")} for j, r in rows]}
@@ -169,14 +186,16 @@ def main():
              "--clock-control base`, the program's default size, the first launches of one run). Predictions: `%s`, "
              "run on a machine without a GPU. Measured hit rate = lookup hits / sectors summed over the profiled "
              "launches. Raw data: `raw-locality/`; machine-readable: `%s`." % (report["predict_argv"].strip(), os.path.basename(a.out) + ".json"), "",
-             "| kernel | orders | Spearman (hit %) | median abs err (pts) | max abs err (pts) | measured range (pts) | Spearman (DRAM read) | median DRAM read err | repeat noise (median / max pts) |",
-             "|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+             "| kernel | orders | Spearman (hit %) | median abs err (pts) | max abs err (pts) | measured range (pts) | Spearman (DRAM read) | median DRAM read err | repeat noise (median / max pts) | distinguishable pairs ordered right |",
+             "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
     fmt = lambda x, f="%.2f": "-" if x is None else f % x
     for kernel, k in report["kernels"].items():
-        lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s / %s |" % (
+        lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s / %s | %s |" % (
             kernel, k["predicted"], fmt(k["spearman_hit"]), fmt(k["median_abs_err_hit_pts"]), fmt(k["max_abs_err_hit_pts"]),
             fmt(k["measured_hit_range_pts"], "%.1f"), fmt(k["spearman_dram_read"]), fmt(k["median_rel_err_dram_read_pct"], "%.1f %%"),
-            fmt(k["repeat_abs_diff_hit_pts_median"]), fmt(k["repeat_abs_diff_hit_pts_max"])))
+            fmt(k["repeat_abs_diff_hit_pts_median"]), fmt(k["repeat_abs_diff_hit_pts_max"]),
+            "-" if k["distinguishable_pairs_agreement"] is None
+            else "%.0f %% of %d" % (100 * k["distinguishable_pairs_agreement"], k["distinguishable_pairs"])))
     lines.append("")
     for kernel, k in report["kernels"].items():
         lines += ["## %s" % kernel, "", "| order | measured hit % | predicted hit % | measured DRAM read | predicted DRAM read |", "|---|--:|--:|--:|--:|"]
