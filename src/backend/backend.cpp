@@ -66,6 +66,10 @@ std::string ProgramRun::failure(const std::string& mode) const {
   return fmt::format("{} mode: {}: {}", mode, process.describe(), tail_lines(process.err + process.out, 1));
 }
 
+Result<std::vector<KernelResources>> Backend::resource_usage(const fs::path&) {
+  return make_error("the " + name() + " backend does not read the compiler's resource report");
+}
+
 ProgramRun Backend::run_program(const fs::path& exe, const std::vector<std::string>& args,
                                 std::chrono::seconds timeout) {
   ProgramRun r;

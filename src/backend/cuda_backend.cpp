@@ -27,6 +27,24 @@ Status CudaBackend::preflight(bool need_profiler) {
   return ok_status();
 }
 
+Result<std::vector<KernelResources>> CudaBackend::resource_usage(const fs::path& exe) {
+  const std::string nvcc = find_executable(compiler_path());
+  std::string cuobjdump;
+  if (!nvcc.empty() && fs::exists(fs::path(nvcc).parent_path() / "cuobjdump"))
+    cuobjdump = (fs::path(nvcc).parent_path() / "cuobjdump").string();
+  else
+    cuobjdump = find_executable("cuobjdump");
+  if (cuobjdump.empty()) return make_error("cuobjdump not found (beside nvcc or on PATH)");
+  ProcessSpec spec;
+  spec.argv = {cuobjdump, "--dump-resource-usage", exe.string()};
+  spec.timeout = std::chrono::seconds(60);
+  const auto r = runner_.run(spec);
+  if (!r.success()) return make_error("cuobjdump --dump-resource-usage failed: " + r.describe() + ": " + tail_lines(r.err + r.out, 1));
+  auto report = parse_cuobjdump_resources(r.out);
+  if (report.empty()) return make_error("cuobjdump printed no function's resource usage for " + exe.string());
+  return report;
+}
+
 std::vector<std::string> CudaBackend::build_argv(const BuildRequest& req, const std::string& compiler) const {
   const auto support = support_dir();
   std::string arch = !req.arch.empty() ? req.arch : (!tools_.arch.empty() ? tools_.arch : "native");

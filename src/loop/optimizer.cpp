@@ -14,6 +14,7 @@
 #include "swizzleperf/model/footprint_source.h"
 #include "swizzleperf/model/machine_model.h"
 #include "swizzleperf/util/file_io.h"
+#include "swizzleperf/util/name_pattern.h"
 #include "swizzleperf/util/text.h"
 
 namespace swz {
@@ -21,6 +22,31 @@ namespace swz {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Registers per thread from the compiler's own report of the baseline's build: a footprint
+// section can only declare a bound (__launch_bounds__), and residency follows the real count
+// (gemm_tc: 255 per thread, one block per SM). Every simulated launch takes the most registers
+// among the kernels the program's kernel_regex matches; where no report can be had (another
+// backend, no cuobjdump, no match) the footprint's declaration stands. The machine's
+// provenance says which.
+void use_compiler_registers(Backend& backend, const fs::path& exe, const std::string& kernel_regex, ProgramFootprint& fp,
+                            MachineModel& machine) {
+  auto report = backend.resource_usage(exe);
+  auto pattern = NamePattern::compile(kernel_regex);
+  std::optional<MatchedRegisters> m;
+  if (report && pattern) m = registers_of(*report, *pattern);
+  if (!m || m->registers == 0) {
+    const std::string why = !report ? report.error().message
+                            : !pattern ? "the program's kernel_regex: " + pattern.error().message
+                                       : "no kernel in the report matches '" + kernel_regex + "'";
+    machine.provenance["registers"] = "declared by the footprint section (no compiler report: " + why + ")";
+    return;
+  }
+  for (auto& l : fp.launches) l.block.registers = m->registers;
+  machine.provenance["registers"] = fmt::format("compiler report ({}): {} per thread, the most of the {} kernel(s) matching '{}'",
+                                                backend.name() == "cuda" ? "cuobjdump" : backend.name(), m->registers,
+                                                m->functions, kernel_regex);
+}
 
 double secs_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -104,6 +130,8 @@ void Optimizer::load_predictor(const ProgramInfo& program) {
     return;
   }
   if (fp->launches.empty()) return;
+  use_compiler_registers(backend_, baseline_dir() / "kernel", program.kernel_regex, *fp, *machine);
+  spdlog::info("locality model: registers {}", machine->provenance["registers"]);
   auto p = std::make_shared<LocalityPredictor>(std::move(*fp), std::move(*machine), fast_sim_options());
   if (p->main_grid().m != program.grid.m || p->main_grid().n != program.grid.n) {
     spdlog::warn("locality model: none (the footprint's grid {}x{} is not the program's {}x{}: fix the footprint section)",

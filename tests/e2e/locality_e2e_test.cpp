@@ -197,5 +197,32 @@ TEST_F(LocalityE2E, TheLoopRecordsPredictionsAndRanksByThem) {
   EXPECT_NE(rb.err.find("--locality-model 'maybe'"), std::string::npos) << rb.err;
 }
 
+TEST_F(LocalityE2E, TheLoopTakesRegistersFromTheCompilersReport) {
+  // nvcc and cuobjdump side by side, as in a CUDA toolkit: the fakes under those names.
+  const fs::path bin = tmp / "bin";
+  fs::create_directories(bin);
+  fs::create_symlink(fake_dir() / "fake_nvcc", bin / "nvcc");
+  fs::create_symlink(fake_dir() / "fake_cuobjdump", bin / "cuobjdump");
+  auto k = copy_kernel(tmp, "gemm");
+  auto args = fake_optimize_args(k, tmp / "run", 1);
+  args.erase(std::find(args.begin(), args.end(), "--locality-model"), args.end());  // the default: on
+  *(std::find(args.begin(), args.end(), "--nvcc") + 1) = (bin / "nvcc").string();
+  auto env = locality_env(tmp);
+  env.push_back("SWZ_FAKE_CUOBJDUMP_REG=200");
+  // The fake toolchain's program calls its kernel "<file stem>_kernel": kernel_kernel here.
+  env.push_back("SWZ_FAKE_CUOBJDUMP_KERNELS=_Z13kernel_kernelPKfS0_Pfiii11SwizzleGrid");
+  auto r = run_cli(args, tmp.path(), env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "registers compiler report (cuobjdump): 200 per thread, the most of the 1 kernel(s) matching "
+                         "'kernel_kernel'")) << r.err;
+  // A report that names none of the program's kernels: the footprint's declaration stands, and says why.
+  env.back() = "SWZ_FAKE_CUOBJDUMP_KERNELS=_Z5otherv";
+  *(std::find(args.begin(), args.end(), "--run-dir") + 1) = (tmp / "run2").string();
+  auto r2 = run_cli(args, tmp.path(), env);
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  EXPECT_TRUE(has(r2.err, "registers declared by the footprint section (no compiler report: no kernel in the report "
+                          "matches 'kernel_kernel')")) << r2.err;
+}
+
 }  // namespace
 }  // namespace swz::test

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "swizzleperf/core/hardware.h"
+#include "swizzleperf/backend/cuobjdump_parser.h"
 #include "swizzleperf/core/metrics.h"
 #include "swizzleperf/util/process.h"
 #include "swizzleperf/util/result.h"
@@ -104,6 +105,10 @@ class Backend {
   // made, so the message names the user's file. Default: every source.
   virtual Status accepts_source(const fs::path& /*source*/, std::string_view /*text*/) const { return ok_status(); }
   virtual Result<Metrics> profile(const ProfileRequest& request) = 0;
+  // The compiler's own resource report of a built program's kernels (registers, static
+  // shared memory), read back from the executable. Default: an Error saying this backend
+  // does not read one (the caller falls back to what the program declares).
+  virtual Result<std::vector<KernelResources>> resource_usage(const fs::path& exe);
   // Runs the program with args; its last stdout line is parsed as JSON. Virtual so a
   // test's fake backend can answer for programs it never built.
   virtual ProgramRun run_program(const fs::path& exe, const std::vector<std::string>& args,

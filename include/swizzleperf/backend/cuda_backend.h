@@ -14,6 +14,8 @@ class CudaBackend final : public Backend {
   Result<HardwareProfile> query_device(const fs::path& work_dir) override;
   Result<BuildResult> build(const BuildRequest& request) override;
   Result<Metrics> profile(const ProfileRequest& request) override;
+  // `cuobjdump --dump-resource-usage EXE` (cuobjdump beside nvcc, else on PATH).
+  Result<std::vector<KernelResources>> resource_usage(const fs::path& exe) override;
 
   std::vector<std::string> build_argv(const BuildRequest& request, const std::string& compiler) const;
   std::vector<std::string> profile_argv(const ProfileRequest& request, const std::string& ncu) const;
