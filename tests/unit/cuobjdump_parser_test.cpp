@@ -1,5 +1,6 @@
-// Tests for the cuobjdump resource-report parser (backend/cuobjdump_parser) against a
-// report of the shape cuobjdump prints, and its bounds on hostile text.
+// Tests for the cuobjdump resource-report parser (backend/cuobjdump_parser) against reports
+// cuobjdump 13.0 printed on the H100 machine for the shipped gemm_tc and layernorm programs
+// (built as the cuda backend builds them), and its bounds on hostile text.
 #include "swizzleperf/backend/cuobjdump_parser.h"
 
 #include <gtest/gtest.h>
@@ -20,26 +21,30 @@ NamePattern pattern(const char* p) {
 }
 
 TEST(CuobjdumpParser, ReadsEveryFunctionOfTheReport) {
+  // Two "Fatbin elf code" sections; the first lists no function.
   const auto report = parse_cuobjdump_resources(read_text(fixture_path("cuobjdump/gemm_tc.txt")));
-  ASSERT_EQ(report.size(), 3u);
-  EXPECT_EQ(report[1].function, "_Z14gemm_tc_kernelPKtS0_Pfiii11SwizzleGrid");
-  EXPECT_EQ(report[1].registers, 255u);
-  EXPECT_EQ(report[1].stack_bytes, 8u);
-  EXPECT_EQ(report[1].shared_bytes, 0u);
-  EXPECT_EQ(report[0].registers, 16u);
+  ASSERT_EQ(report.size(), 4u);
+  EXPECT_EQ(report[2].function, "_Z14gemm_tc_kernelPKtS0_Pfiii11SwizzleGrid");
+  EXPECT_EQ(report[2].registers, 255u);  // what Nsight Compute reported for it (launch__registers_per_thread)
+  EXPECT_EQ(report[2].stack_bytes, 8u);
+  EXPECT_EQ(report[2].shared_bytes, 1024u);
+  EXPECT_EQ(report[0].function, "_ZN10swz_detail22swz_compare_f32_kernelEPKjS1_ydPyS2_");
+  EXPECT_EQ(report[0].registers, 22u);
 }
 
 TEST(CuobjdumpParser, TheProgramsPatternPicksItsKernelsAndTheMostRegisters) {
-  const auto report = parse_cuobjdump_resources(read_text(fixture_path("cuobjdump/gemm_tc.txt")));
-  const auto one = registers_of(report, pattern("gemm_tc_kernel"));
+  const auto tc = parse_cuobjdump_resources(read_text(fixture_path("cuobjdump/gemm_tc.txt")));
+  const auto one = registers_of(tc, pattern("gemm_tc_kernel"));
   ASSERT_TRUE(one);
   EXPECT_EQ(one->registers, 255u);
   EXPECT_EQ(one->functions, 1u);
-  const auto both = registers_of(report, pattern("gemm_tc_(reference_)?kernel"));
+  EXPECT_FALSE(registers_of(tc, pattern("attention_fwd_kernel")));
+  // layernorm's two kernels (32 and 40 registers) under its pattern: the larger.
+  const auto ln = parse_cuobjdump_resources(read_text(fixture_path("cuobjdump/layernorm.txt")));
+  const auto both = registers_of(ln, pattern("layernorm_.*"));
   ASSERT_TRUE(both);
-  EXPECT_EQ(both->registers, 255u);
+  EXPECT_EQ(both->registers, 40u);
   EXPECT_EQ(both->functions, 2u);
-  EXPECT_FALSE(registers_of(report, pattern("attention_fwd_kernel")));
 }
 
 TEST(CuobjdumpParser, OddLinesAreSkippedAndNumbersBounded) {
