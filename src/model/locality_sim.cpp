@@ -50,42 +50,91 @@ class GranuleCache {
     stamps_.assign(sets_ * ways_, 0);
     masks_.assign(sets_ * ways_, 0);
     owner_.assign(sets_ * ways_, 0);
+    seen_.assign(sets_ * ways_, 0);
+    first_round_.assign(sets_ * ways_, 0);
   }
   bool empty() const { return sets_ == 0; }
   // Looks `key` up for the units in `mask`: returns the units present; adds `mask` to the
   // granule (allocating it, evicting the set's least recent granule, when absent). `owner`
   // records who filled a fresh granule; *prev_owner gets the owner it had (-1: absent).
   std::uint64_t access(std::uint64_t key, std::uint64_t mask, std::uint64_t now, int owner = 0, int* prev_owner = nullptr) {
-    const std::uint64_t base = (sim_hash(key) % sets_) * ways_;
-    std::uint64_t victim = base;
-    for (std::uint64_t w = base; w < base + ways_; ++w) {
-      if (stamps_[w] != 0 && keys_[w] == key) {
-        const std::uint64_t present = masks_[w] & mask;
-        masks_[w] |= mask;
-        stamps_[w] = now;
-        if (prev_owner) *prev_owner = owner_[w];
-        return present;
-      }
-      if (stamps_[w] < stamps_[victim]) victim = w;
+    const std::uint64_t w = find(key);
+    if (stamps_[w] != 0 && keys_[w] == key) {
+      const std::uint64_t present = masks_[w] & mask;
+      masks_[w] |= mask;
+      stamps_[w] = now;
+      if (prev_owner) *prev_owner = owner_[w];
+      return present;
     }
-    keys_[victim] = key;
-    stamps_[victim] = now;
-    masks_[victim] = mask;
-    owner_[victim] = owner;
+    fill(w, key, now, mask, 0, 0);
+    owner_[w] = owner;
     if (prev_owner) *prev_owner = -1;
     return 0;
   }
 
+  // A read, on the near side, of an address homed on the other side (H100). The near side
+  // holds a copy of a far sector only from its second request on: the first is forwarded
+  // and only remembered ("seen"), with the round it was made in. A later request for a seen
+  // sector is forwarded again and makes the copy, unless it comes within `window` rounds of
+  // the first, while that one is still in flight: then it merges with it (a hit, nothing
+  // crosses).
+  struct FarRead {
+    std::uint64_t held = 0;     // units the near copy has: hits, nothing crosses
+    std::uint64_t merged = 0;   // units in flight for an earlier request: hits, nothing crosses
+    std::uint64_t forward = 0;  // units that cross the fabric to the home side
+  };
+  FarRead far_read(std::uint64_t key, std::uint64_t mask, std::uint64_t now, std::uint64_t round, std::uint64_t window) {
+    FarRead r;
+    const std::uint64_t w = find(key);
+    if (stamps_[w] != 0 && keys_[w] == key) {
+      r.held = masks_[w] & mask;
+      const std::uint64_t again = seen_[w] & mask & ~r.held;
+      if (round < first_round_[w] + window) r.merged = again;
+      r.forward = mask & ~r.held & ~r.merged;
+      masks_[w] |= again & ~r.merged;  // a second request: the near side keeps the copy
+      if (mask & ~seen_[w] & ~masks_[w]) first_round_[w] = round;
+      seen_[w] |= mask;
+      stamps_[w] = now;
+      return r;
+    }
+    fill(w, key, now, 0, mask, round);
+    owner_[w] = 0;
+    r.forward = mask;
+    return r;
+  }
+
  private:
+  // The way holding `key` in its set, else the set's least recent way (the victim).
+  std::uint64_t find(std::uint64_t key) const {
+    const std::uint64_t base = (sim_hash(key) % sets_) * ways_;
+    std::uint64_t victim = base;
+    for (std::uint64_t w = base; w < base + ways_; ++w) {
+      if (stamps_[w] != 0 && keys_[w] == key) return w;
+      if (stamps_[w] < stamps_[victim]) victim = w;
+    }
+    return victim;
+  }
+  void fill(std::uint64_t w, std::uint64_t key, std::uint64_t now, std::uint64_t mask, std::uint64_t seen, std::uint64_t round) {
+    keys_[w] = key;
+    stamps_[w] = now;
+    masks_[w] = mask;
+    seen_[w] = seen;
+    first_round_[w] = round;
+  }
+
   unsigned ways_ = 16;
   std::uint64_t sets_ = 0;
   std::vector<std::uint64_t> keys_, stamps_, masks_;
+  std::vector<std::uint64_t> seen_, first_round_;  // far_read: units requested once, and the round
   std::vector<int> owner_;
 };
 
 struct Sim {
   const MachineModel& m;
   unsigned U = 32;             // unit bytes
+  bool far_copy_on_reuse = true;  // SimOptions's
+  std::uint64_t in_flight_rounds = 1;
+  std::uint64_t round = 0;     // the current round (one phase of every running tile)
   std::vector<GranuleCache> l1;  // per SM/CU (empty: no L1 modelled)
   std::vector<GranuleCache> l2;
   GranuleCache mall;
@@ -125,6 +174,25 @@ struct Sim {
       return;
     }
     d.read_requests += units;
+    if (home != die && far_copy_on_reuse) {
+      // Across the fabric unless the near side holds a copy (from a second request) or the
+      // sector is in flight for an earlier one; the near lookup of what crosses reports what
+      // the home side found, and only a miss there reads DRAM.
+      const GranuleCache::FarRead r = near.far_read(key, mask, now, round, in_flight_rounds);
+      d.hits += static_cast<std::uint64_t>(std::popcount(r.held | r.merged));
+      if (!r.forward) return;
+      const std::uint64_t mu = static_cast<std::uint64_t>(std::popcount(r.forward));
+      d.cross_die_bytes += mu * U;
+      DieCounts& h = dies[home];
+      h.requests += mu;
+      h.read_requests += mu;
+      const std::uint64_t there = l2[home].access(key, r.forward, now, home);
+      const std::uint64_t found = static_cast<std::uint64_t>(std::popcount(there));
+      h.hits += found;
+      d.hits += found;
+      d.dram_read_bytes += (mu - found) * U;
+      return;
+    }
     const std::uint64_t present = near.access(key, mask, now, die);
     const std::uint64_t hit = static_cast<std::uint64_t>(std::popcount(present));
     d.hits += hit;
@@ -324,6 +392,8 @@ LaunchPrediction LaunchSimulator::run(const std::vector<std::uint32_t>& pid_to_t
   const std::uint64_t tiles = lf.tiles();
   Sim sim(m);
   sim.U = x.U;
+  sim.far_copy_on_reuse = x.opt.far_copy_on_reuse;
+  sim.in_flight_rounds = x.opt.in_flight_rounds;
   const int D = std::max(1, m.num_dies);
   sim.dies.assign(D, DieCounts{});
   const std::uint64_t granules = std::max<std::uint64_t>(1, x.granules_per_die / x.sample);
@@ -409,6 +479,7 @@ LaunchPrediction LaunchSimulator::run(const std::vector<std::uint32_t>& pid_to_t
   while (any) {
     any = false;
     freed.clear();
+    ++sim.round;
     for (std::size_t i = 0; i < slots.size(); ++i) {
       Slot& sl = slots[i];
       if (!sl.busy) continue;

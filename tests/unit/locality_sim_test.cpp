@@ -208,23 +208,34 @@ TEST(LocalitySim, TheInfinityCacheServesWhatAnotherXcdFetched) {
 }
 
 TEST(LocalitySim, HomeSidesLookUpTheOtherSideAcrossTheFabric) {
-  // Two sides, slot dispatch (first wave: pid p on side p % 2), both tiles run at once and
-  // read the same span in step, side 0 first. Every sector: one DRAM read; one lookup on each
-  // side for its own SMs plus one across the fabric for whichever side missed an address homed
-  // on the other; the second lookup of each sector hits.
+  // Two sides, slot dispatch (first wave: pid p on side p % 2); tile 0 (side 0) reads the span,
+  // then tile 1 (side 1, its start staggered half a tile later). Every sector: one DRAM read;
+  // one lookup on each side for its own SMs plus one across the fabric for the side it is
+  // not homed on. A sector homed on side 0: tile 0 misses; tile 1's first request crosses and
+  // hits there, and its near lookup reports that hit (2 hits). Homed on side 1: tile 0 crosses
+  // and misses on both sides; tile 1 hits at home (1 hit).
   const MachineModel m = test_machine(2, L2Topology::home_sides, 16 << 20);
   const LaunchPrediction p = simulate_launch(same_span(2), {}, m, one_at_a_time());
   const DieCounts t = p.total();
   const std::uint64_t sectors = kSpan / 32;
+  const std::uint64_t homed_on_0 = p.dies[1].cross_die_bytes / 32;
   EXPECT_EQ(p.dies[0].tiles, 1u);
   EXPECT_EQ(p.dies[1].tiles, 1u);
   EXPECT_EQ(t.requests, 3 * sectors);
-  EXPECT_EQ(t.hits, sectors);
+  EXPECT_EQ(t.hits, sectors + homed_on_0);
   EXPECT_EQ(t.dram_read_bytes, kSpan);
   EXPECT_EQ(t.cross_die_bytes, kSpan);
   // Roughly half the addresses are homed on each side.
   EXPECT_GT(p.dies[0].cross_die_bytes, kSpan / 4);
-  EXPECT_GT(p.dies[1].cross_die_bytes, kSpan / 4);
+  EXPECT_GT(homed_on_0, sectors / 4);
+  // A plain near cache (the copy made on the first request) looks the same up as often but
+  // hits once per sector: tile 1's near lookup of a sector homed on side 0 misses.
+  SimOptions plain = one_at_a_time();
+  plain.far_copy_on_reuse = false;
+  const LaunchPrediction q0 = simulate_launch(same_span(2), {}, m, plain);
+  EXPECT_EQ(q0.total().requests, 3 * sectors);
+  EXPECT_EQ(q0.total().hits, sectors);
+  EXPECT_EQ(q0.total().cross_die_bytes, kSpan);
 
   // A write from side 0 also reaches the home side of each address homed on side 1: one
   // more lookup there (a hit, as writes count), and the bytes cross the fabric once.
@@ -240,6 +251,60 @@ TEST(LocalitySim, HomeSidesLookUpTheOtherSideAcrossTheFabric) {
   EXPECT_EQ(q.total().hits, q.total().requests);
   EXPECT_EQ(q.total().dram_write_bytes, kSpan);
   EXPECT_EQ(q.total().dram_read_bytes, 0u);
+}
+
+// Two SM slots, both on side 1 (the first wave table says so), one tile each at a time.
+MachineModel both_slots_on_side_1() {
+  MachineModel m = test_machine(2, L2Topology::home_sides, 16 << 20);
+  m.first_wave_die = {1, 1};
+  return m;
+}
+
+TEST(LocalitySim, TheNearSideCopiesAFarSectorFromItsSecondRequest) {
+  // Three tiles on side 1 read the same span, in rounds that never meet (tile 1 starts half a
+  // tile after tile 0, tile 2 when tile 0 ends). A sector homed on side 0 (f of them): tile 0
+  // crosses and misses on both sides; tile 1 crosses again and hits at home (its near lookup
+  // reports the hit), which makes the near copy; tile 2 hits the copy. A sector homed on
+  // side 1 (n): a miss, then two hits.
+  const MachineModel m = both_slots_on_side_1();
+  const LaunchPrediction p = simulate_launch(same_span(3), {}, m, one_at_a_time());
+  const std::uint64_t sectors = kSpan / 32;
+  const std::uint64_t f = p.dies[0].requests / 2, n = sectors - f;
+  EXPECT_EQ(p.dies[0].tiles, 0u);
+  EXPECT_EQ(p.dies[1].tiles, 3u);
+  EXPECT_GT(f, sectors / 4);
+  EXPECT_LT(f, 3 * sectors / 4);
+  EXPECT_EQ(p.dies[0].requests, 2 * f);
+  EXPECT_EQ(p.dies[0].hits, f);
+  EXPECT_EQ(p.dies[1].requests, 3 * sectors);
+  EXPECT_EQ(p.dies[1].hits, 2 * f + 2 * n);
+  EXPECT_EQ(p.total().cross_die_bytes, 2 * f * 32);
+  EXPECT_EQ(p.total().dram_read_bytes, kSpan);
+}
+
+TEST(LocalitySim, ARequestWhileTheFirstIsInFlightMergesWithIt) {
+  // Two tiles on side 1 in lockstep (no stagger): tile 1 asks for each sector in the round
+  // tile 0 did. A far-homed sector crosses once (tile 1 merges: a hit, nothing crosses, and
+  // no near copy is made); with no in-flight window it crosses twice and hits at home.
+  const MachineModel m = both_slots_on_side_1();
+  SimOptions o = one_at_a_time();
+  o.stagger = false;
+  const LaunchPrediction merged = simulate_launch(same_span(2), {}, m, o);
+  const std::uint64_t sectors = kSpan / 32;
+  const std::uint64_t f = merged.dies[0].requests;  // one crossing per far sector
+  EXPECT_GT(f, sectors / 4);
+  EXPECT_EQ(merged.dies[0].hits, 0u);
+  EXPECT_EQ(merged.dies[1].requests, 2 * sectors);
+  EXPECT_EQ(merged.dies[1].hits, sectors);  // tile 1: every sector (merged or near-homed)
+  EXPECT_EQ(merged.total().cross_die_bytes, f * 32);
+  o.in_flight_rounds = 0;
+  const LaunchPrediction apart = simulate_launch(same_span(2), {}, m, o);
+  EXPECT_EQ(apart.dies[0].requests, 2 * f);
+  EXPECT_EQ(apart.dies[0].hits, f);
+  EXPECT_EQ(apart.dies[1].hits, sectors);  // near-homed: tile 1 hits; far: tile 1's report of the home hit
+  EXPECT_EQ(apart.total().cross_die_bytes, 2 * f * 32);
+  EXPECT_EQ(apart.total().dram_read_bytes, kSpan);
+  EXPECT_EQ(merged.total().dram_read_bytes, kSpan);
 }
 
 // ---- (e) the order matters -------------------------------------------------------------

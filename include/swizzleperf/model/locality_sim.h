@@ -18,6 +18,13 @@
 //    the counts are scaled by R; rates are unbiased, and at least min_sets sets remain.
 //  - Each SM/CU has an L1 (its size after the shared-memory carve-out the resident blocks need)
 //    that persists across the blocks it runs: a read it holds is not an L2 request.
+//  - H100 (two L2 sides, each address homed on one): a read of a far-homed sector is looked
+//    up on the near side and, unless the near side holds a copy, again on the home side across
+//    the fabric; the near lookup then reports what the home found. The near side keeps a copy
+//    only from a sector's second request on, and a request arriving while the first is in
+//    flight (the same round) merges with it. (Fitted to what the H100's counters show: a
+//    sector re-read once, a stencil halo, crosses the fabric again and hits on both sides;
+//    a GEMM panel re-read many times is served by the near copy.)
 //  - Reads that miss go to DRAM (through the MI300X Infinity Cache when the model has one);
 //    writes count as L2 hits (as Nsight Compute counts them) and allocate in the cache.
 //  - Every launch starts with empty caches (the profiler flushes between launches).
@@ -66,6 +73,11 @@ struct SimOptions {
   unsigned resident_override = 0;           // tiles per SM/CU (0: from the block's resources)
   bool model_l1 = true;                     // reads an SM's L1 holds never reach the L2
   bool stagger = true;                      // first-wave starts spread as in the steady state
+  // H100 (home sides): the near side keeps a copy of a far-homed sector from its second
+  // request on (false: from the first, as a plain cache would); a request within
+  // in_flight_rounds rounds of the first merges with it.
+  bool far_copy_on_reuse = true;
+  unsigned in_flight_rounds = 1;
 };
 // For ranking many candidates (check --predict, the proposer): coarser and cheaper.
 inline SimOptions fast_sim_options() {
