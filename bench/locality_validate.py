@@ -94,6 +94,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--kernels", default="", help="comma-separated subset")
     ap.add_argument("--extra", default="", help="extra predict options, space-separated")
+    ap.add_argument("--notes", default="", help="a Markdown file put under the summary table (what the numbers say)")
     a = ap.parse_args()
     truth = load_truth()
     tmp = tempfile.mkdtemp(prefix="swz-locality-")
@@ -114,7 +115,9 @@ def main():
                 measured = {"l2_hit_pct": 100.0 * s["lts__t_sectors_lookup_hit.sum"] / s["lts__t_sectors.sum"],
                             "dram_read_bytes": s["dram__bytes_read.sum"], "dram_write_bytes": s["dram__bytes_write.sum"],
                             "fabric_sectors": s.get("lts__t_sectors_srcunit_ltcfabric.sum"),
-                            "lts_sectors": s["lts__t_sectors.sum"]}
+                            "lts_sectors": s["lts__t_sectors.sum"],
+                            "launch_hit_pct": [100.0 * L["metrics"]["lts__t_sectors_lookup_hit.sum"] / L["metrics"]["lts__t_sectors.sum"]
+                                               for L in v.get("launches", []) if L.get("metrics", {}).get("lts__t_sectors.sum")]}
                 if part.startswith("C"):
                     repeats.setdefault((short, v["label"]), []).append(measured["l2_hit_pct"])
                     continue
@@ -166,7 +169,14 @@ def main():
                     pairs += 1
                     d = (ph[i] - ph[j]) * (mh[i] - mh[j])
                     agree += 1.0 if d > 0 else 0.5 if d == 0 else 0.0
+        # Per launch (the profiled launches are the first L, as predicted): which launch the
+        # model ranks and which it does not.
+        per_launch = []
+        nl = min([len(j[7]["launch_hit_pct"]) for j, r in ok] + [len(r.get("launches", [])) for j, r in ok]) if ok else 0
+        for li in range(nl if nl > 1 else 0):
+            per_launch.append(spearman([r["launches"][li]["l2_hit_pct"] for j, r in ok], [j[7]["launch_hit_pct"][li] for j, r in ok]))
         report["kernels"][kernel] = {
+            "spearman_hit_per_launch": per_launch,
             "orders": len(rows), "predicted": len(ok),
             "spearman_hit": spearman(ph, mh), "median_abs_err_hit_pts": statistics.median(err) if err else None,
             "max_abs_err_hit_pts": max(err) if err else None,
@@ -197,6 +207,13 @@ def main():
             "-" if k["distinguishable_pairs_agreement"] is None
             else "%.0f %% of %d" % (100 * k["distinguishable_pairs_agreement"], k["distinguishable_pairs"])))
     lines.append("")
+    multi = [(kernel, k) for kernel, k in report["kernels"].items() if k["spearman_hit_per_launch"]]
+    if multi:
+        lines.append("Spearman per profiled launch (kernels with more than one): " + "; ".join(
+            "%s %s" % (kernel, " / ".join(fmt(x) for x in k["spearman_hit_per_launch"])) for kernel, k in multi) + ".")
+        lines.append("")
+    if a.notes:
+        lines += [open(a.notes).read().rstrip(), ""]
     for kernel, k in report["kernels"].items():
         lines += ["## %s" % kernel, "", "| order | measured hit % | predicted hit % | measured DRAM read | predicted DRAM read |", "|---|--:|--:|--:|--:|"]
         for r in k["rows"]:
