@@ -445,7 +445,9 @@ LaunchPrediction LaunchSimulator::run(const std::vector<std::uint32_t>& pid_to_t
   }
   if (x.l1_bytes > 0) {
     const std::uint64_t g1 = std::max<std::uint64_t>(1, x.l1_bytes / x.G / x.sample);
-    sim.l1.assign(CUs, GranuleCache(g1, static_cast<unsigned>(std::min<std::uint64_t>(g1, 16))));
+    // Sampled down to a few sets, a 16-way L1 would add conflict misses that the real one,
+    // with its many sets, does not have: below 128 granules it is one fully associative set.
+    sim.l1.assign(CUs, GranuleCache(g1, static_cast<unsigned>(g1 < 128 ? g1 : 16)));
   }
   auto assign = [&](Slot& sl) {
     std::uint64_t pid;

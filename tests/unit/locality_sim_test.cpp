@@ -486,6 +486,26 @@ TEST(LocalitySim, AnL1HoldsWhatItsCuReadBeforeAndWritesGoThrough) {
   EXPECT_EQ(written.hits, 2 * kSpan / 32);
 }
 
+TEST(LocalitySim, ASampledL1KeepsAWorkingSetThatFitsIt) {
+  // Sixteen tiles on one CU read the same 224 KB through a 256 KB L1. Sampled 1 in 32, the
+  // L1 has 64 granules for the span's ~56 sampled ones: as a 16-way cache of 4 sets some set
+  // gets more than 16 of them (conflict misses the real 2048-granule L1 does not have);
+  // a sampled L1 of fewer than 128 granules is one fully associative set instead, so only the
+  // first tile's reads reach the L2.
+  MachineModel m = test_machine(1, L2Topology::shared, 16 << 20);
+  m.limits.l1_fixed = 256 << 10;
+  const std::uint64_t span = 224 << 10;
+  LaunchBuilder b({1, 16});
+  for (unsigned t = 0; t < 16; ++t) b.tile().read(0, 0, span);
+  SimOptions o = one_at_a_time();
+  o.max_accesses = 1000;
+  o.min_sets = 1;
+  const LaunchPrediction p = simulate_launch(b.build(), {}, m, o);
+  ASSERT_GE(p.sample, 32u);
+  EXPECT_LE(p.total().requests, span / 32 * 5 / 4);
+  EXPECT_GE(p.total().requests, span / 32 * 3 / 4);
+}
+
 // ---- DieCounts -------------------------------------------------------------------------
 
 TEST(LocalitySim, DieCountsAddUpAndAnEmptyDieHasNoRate) {
