@@ -25,8 +25,8 @@ namespace swz {
 enum class L2Topology {
   private_per_die,  // each die's L2 caches what its own workgroups touch (MI300X XCDs)
   home_sides,       // NVIDIA's split L2: an address has a home side; a request looks up its own
-                    // side first, then (a miss for an address homed on the other side) the home
-                    // side across the fabric; both sides keep a copy
+                    // side first, then, unless that side holds a copy of a far-homed sector, the
+                    // home side across the fabric (locality_sim.h: when the near copy is made)
   shared,           // one L2 for all (single-die parts)
 };
 
