@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <future>
+#include <functional>
 #include <thread>
 #include <chrono>
 #include <filesystem>
@@ -51,6 +53,10 @@ struct CheckSettings {
   bool predict = false;          // --predict: the locality model over the built-in candidates
   std::optional<MachineModel> machine;
   FootprintSourceOptions footprint;
+  // --predict: waits until the background compile of this kernel's footprint program (into
+  // the cache) is done; empty: nothing compiles in the background.
+  std::function<void(std::size_t)> await_footprint;
+  std::size_t index = 0;         // the kernel being checked, in command-line order
 };
 
 struct KernelCheck {
@@ -77,6 +83,7 @@ void predict_candidates(const KernelSource& k, const CheckSettings& s, ProcessRu
                      "docs/kernel-contract.md)";
     return;
   }
+  if (s.await_footprint) s.await_footprint(s.index);
   auto fp = load_footprint(k, {}, s.footprint, runner);
   if (!fp) {
     c.findings.push_back({true, 0, "footprint: " + fp.error().message});
@@ -350,10 +357,24 @@ int cmd_check(const std::vector<std::string>& args) {
       return report_error(k.path().string() + " has no '" + comment_prefix(k.language()) +
                           " swizzleperf:default-grid MxN' comment and is not built here (" +
                           no_builder_reason(k, s) + "): pass --grid MxN");
+  // The footprint programs compile in the background, in kernel order, while the kernels are
+  // checked (each lands in the cache, where the kernel's prediction finds it after waiting for
+  // it); a failure is reported by that kernel's check, in kernel order. The pool is joined on
+  // every way out of this function.
+  std::atomic<std::size_t> next{0};
+  std::vector<std::promise<void>> compiled;
+  std::vector<std::shared_future<void>> compiled_f;
+  std::vector<std::thread> pool;
+  struct Joiner {
+    std::vector<std::thread>& threads;
+    ~Joiner() {
+      for (auto& t : threads)
+        if (t.joinable()) t.join();
+    }
+  } joiner{pool};
   if (s.predict && !s.footprint.cache_dir.empty()) {
-    // The footprint programs compiled in parallel first (each lands in the cache, where the
-    // per-kernel check finds it); a failure is reported by that check, in kernel order.
-    std::atomic<std::size_t> next{0};
+    compiled.resize(kernels.size());
+    for (auto& p : compiled) compiled_f.push_back(p.get_future().share());
     auto compile = [&]() {
       RealProcessRunner own;
       for (std::size_t i = next++; i < kernels.size(); i = next++) {
@@ -361,14 +382,14 @@ int cmd_check(const std::vector<std::string>& args) {
         (void)footprint_program(kernels[i], s.footprint, own, &temp);
         std::error_code ec;
         if (!temp.empty()) std::filesystem::remove_all(temp, ec);
+        compiled[i].set_value();
       }
     };
     const unsigned n = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(kernels.size())));
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < n; ++t) pool.emplace_back(compile);
-    compile();
-    for (auto& t : pool) t.join();
-    if (interrupt_requested()) return kExitInterrupted;
+    for (unsigned t = 0; t < n; ++t) pool.emplace_back(compile);
+    s.await_footprint = [&compiled_f](std::size_t i) {
+      if (i < compiled_f.size()) compiled_f[i].wait();
+    };
   }
   const bool json = r.count("json") > 0;
   if (!json)
@@ -380,7 +401,9 @@ int cmd_check(const std::vector<std::string>& args) {
   nlohmann::json out = {{"hardware", {{"arch", s.hw.arch}, {"num_dies", s.hw.num_dies}, {"dispatch", s.hw.dispatch}}},
                         {"kernels", nlohmann::json::array()}};
   int failed = 0;
-  for (const auto& k : kernels) {
+  for (std::size_t ki = 0; ki < kernels.size(); ++ki) {
+    const auto& k = kernels[ki];
+    s.index = ki;
     auto c = check_kernel(k, s, runner);
     if (!c) {
       std::error_code ec;
