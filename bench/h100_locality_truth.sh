@@ -12,7 +12,9 @@
 #   3. profiles each variant with the loop's ncu flags (--cache-control all --clock-control base,
 #      kernel replay) over the first L launches that match the program's kernel_regex, L = the
 #      launches of one run() (info's "launches", 1 when absent) capped at 3.
-# Metrics: the candidates below that `ncu --query-metrics --chip gh100` lists (a name counts
+# Metrics (the hit rate's parts: reads and writes, the other ops the profiler counts -- membar,
+# atom, red -- and the requests by source: SMs, the other L2 side, the GPCs' constant caches):
+# the candidates below that `ncu --query-metrics --chip gh100` lists (a name counts
 # when its base name, the part before the first '.', is listed); names it does not list (the
 # launch__ statistics, occupancy) are kept only if a probe pass on the first kernel returns a
 # value for them. A set ncu refuses has the names its error names dropped, then is retried.
@@ -124,7 +126,10 @@ CANDIDATES=(lts__t_sector_hit_rate.pct lts__t_sectors.sum lts__t_sectors_lookup_
   dram__bytes_read.sum dram__bytes_write.sum gpu__time_duration.sum launch__registers_per_thread
   launch__shared_mem_per_block_static launch__shared_mem_per_block_dynamic launch__block_size launch__grid_size
   launch__occupancy_limit_registers launch__occupancy_limit_shared_mem launch__occupancy_limit_warps
-  launch__occupancy_limit_blocks sm__warps_active.avg.pct_of_peak_sustained_active sm__maximum_warps_per_active_cycle_pct)
+  launch__occupancy_limit_blocks sm__warps_active.avg.pct_of_peak_sustained_active sm__maximum_warps_per_active_cycle_pct
+  lts__t_sectors_op_membar.sum lts__t_sectors_op_membar_lookup_hit.sum lts__t_sectors_op_atom.sum lts__t_sectors_op_red.sum
+  lts__t_sectors_srcunit_gcc.sum lts__t_sectors_srcunit_tex_op_read.sum lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum
+  lts__t_sectors_srcunit_ltcfabric_op_read.sum lts__t_sectors_srcunit_ltcfabric_op_read_lookup_hit.sum)
 ncu --query-metrics --chip gh100 > "$R/query-metrics.txt" 2>&1
 printf '%s\n' "${CANDIDATES[@]}" > "$W/candidates.txt"
 python3 - "$R/query-metrics.txt" "$W/candidates.txt" "$W/listed.txt" "$W/unlisted.txt" <<'PY'

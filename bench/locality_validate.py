@@ -15,7 +15,9 @@ reports per kernel:
     model orders the same way (ties in the prediction count half). Where the orders sit within
     the noise, Spearman ranks the noise; this asks only what the measurement can tell apart.
 Measured hit rate = 100 * sum(lts__t_sectors_lookup_hit) / sum(lts__t_sectors), summed over
-the profiled launches, as the tool's own profiler parser computes it.
+the profiled launches, as the tool's own profiler parser computes it. Where a truth part has the
+read lookups split by source (srcunit_tex / srcunit_ltcfabric), the report adds them against the
+model's read_hits, fabric_read_requests and fabric_read_hits (COMPONENTS below).
 
 Usage: locality_validate.py [--binary build/swizzleperf] [--out bench/results/DATE-h100-locality]
                             [--probe bench/results/2026-11-22-h100-probe.json] [--jobs N]
@@ -63,6 +65,25 @@ def spearman(a, b):
     return num / den if den else None
 
 
+# Where the truth has them (the parts profiled with the source split, e.g. truth-C3-ops-repeat),
+# the read lookups and hits by source: the SMs' own side (srcunit_tex) and across the fabric
+# from the other side (srcunit_ltcfabric), against the model's counts of the same.
+COMPONENTS = [
+    ("sm_read_hits", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", lambda t: t["read_hits"] - t["fabric_read_hits"]),
+    ("fabric_reads", "lts__t_sectors_srcunit_ltcfabric_op_read.sum", lambda t: t["fabric_read_requests"]),
+    ("fabric_read_hits", "lts__t_sectors_srcunit_ltcfabric_op_read_lookup_hit.sum", lambda t: t["fabric_read_hits"]),
+]
+
+
+def measured_components(variant):
+    out = {}
+    for name, metric, _ in COMPONENTS:
+        vals = [L.get("metrics", {}).get(metric) for L in variant.get("launches", [])]
+        if vals and all(isinstance(x, (int, float)) for x in vals):
+            out[name] = sum(vals)
+    return out
+
+
 def load_truth():
     parts = {}
     for name in sorted(os.listdir(RAW)):
@@ -102,7 +123,7 @@ def main():
         with tarfile.open(os.path.join(RAW, "raw-%s.tgz" % part)) as t:
             t.extractall(os.path.join(tmp, part), filter="data") if sys.version_info >= (3, 12) else t.extractall(os.path.join(tmp, part))
     wanted = set(filter(None, a.kernels.split(",")))
-    jobs, repeats = [], {}
+    jobs, repeats, components = [], {}, {}
     for part, t in truth.items():
         for kname, k in t["kernels"].items():
             short = kname.split("/")[-1]
@@ -118,6 +139,9 @@ def main():
                             "lts_sectors": s["lts__t_sectors.sum"],
                             "launch_hit_pct": [100.0 * L["metrics"]["lts__t_sectors_lookup_hit.sum"] / L["metrics"]["lts__t_sectors.sum"]
                                                for L in v.get("launches", []) if L.get("metrics", {}).get("lts__t_sectors.sum")]}
+                comp = measured_components(v)
+                if comp:
+                    components.setdefault((short, v["label"]), (part, comp))
                 if part.startswith("C"):
                     repeats.setdefault((short, v["label"]), []).append(measured["l2_hit_pct"])
                     continue
@@ -175,7 +199,20 @@ def main():
         nl = min([len(j[7]["launch_hit_pct"]) for j, r in ok] + [len(r.get("launches", [])) for j, r in ok]) if ok else 0
         for li in range(nl if nl > 1 else 0):
             per_launch.append(spearman([r["launches"][li]["l2_hit_pct"] for j, r in ok], [j[7]["launch_hit_pct"][li] for j, r in ok]))
+        comp_rows = [(j, r, components[(kernel, j[2])]) for j, r in ok if (kernel, j[2]) in components and "total" in r]
+        comp_report = {}
+        for name, _, pred_of in COMPONENTS:
+            pairs_c = [(c[1][name], pred_of(r["total"])) for j, r, c in comp_rows if name in c[1]]
+            if len(pairs_c) < 3:
+                continue
+            mc, pc = [x for x, _ in pairs_c], [y for _, y in pairs_c]
+            comp_report[name] = {
+                "orders": len(pairs_c), "truth_part": sorted({c[0] for _, _, c in comp_rows}),
+                "spearman": spearman(pc, mc),
+                "median_rel_err_pct": statistics.median(abs(y - x) / x * 100 for x, y in pairs_c if x) if any(mc) else None,
+                "measured_min": min(mc), "measured_max": max(mc), "predicted_min": min(pc), "predicted_max": max(pc)}
         report["kernels"][kernel] = {
+            "read_components": comp_report,
             "spearman_hit_per_launch": per_launch,
             "orders": len(rows), "predicted": len(ok),
             "spearman_hit": spearman(ph, mh), "median_abs_err_hit_pts": statistics.median(err) if err else None,
@@ -211,6 +248,21 @@ def main():
     if multi:
         lines.append("Spearman per profiled launch (kernels with more than one): " + "; ".join(
             "%s %s" % (kernel, " / ".join(fmt(x) for x in k["spearman_hit_per_launch"])) for kernel, k in multi) + ".")
+        lines.append("")
+    with_comp = [(kernel, k) for kernel, k in report["kernels"].items() if k["read_components"]]
+    if with_comp:
+        lines += ["Read lookups and hits by source, where the truth has them (summed over the profiled launches, "
+                  "millions of sectors, measured range against predicted range over the orders):", "",
+                  "| kernel | part | SM-side read hits: measured / predicted (Spearman) | fabric reads (Spearman) | fabric read hits (Spearman) |",
+                  "|---|---|---|---|---|"]
+        for kernel, k in with_comp:
+            cells = []
+            for name, _, _ in COMPONENTS:
+                c = k["read_components"].get(name)
+                cells.append("-" if not c else "%.2f-%.2f / %.2f-%.2f (%s)" % (
+                    c["measured_min"] / 1e6, c["measured_max"] / 1e6, c["predicted_min"] / 1e6, c["predicted_max"] / 1e6, fmt(c["spearman"])))
+            part = ",".join(next(iter(k["read_components"].values()))["truth_part"])
+            lines.append("| %s | %s | %s |" % (kernel, part, " | ".join(cells)))
         lines.append("")
     if a.notes:
         lines += [open(a.notes).read().rstrip(), ""]

@@ -16,6 +16,9 @@ DieCounts& DieCounts::operator+=(const DieCounts& o) {
   hits += o.hits;
   read_requests += o.read_requests;
   write_requests += o.write_requests;
+  read_hits += o.read_hits;
+  fabric_read_requests += o.fabric_read_requests;
+  fabric_read_hits += o.fabric_read_hits;
   dram_read_bytes += o.dram_read_bytes;
   dram_write_bytes += o.dram_write_bytes;
   cross_die_bytes += o.cross_die_bytes;
@@ -179,23 +182,30 @@ struct Sim {
       // sector is in flight for an earlier one; the near lookup of what crosses reports what
       // the home side found, and only a miss there reads DRAM.
       const GranuleCache::FarRead r = near.far_read(key, mask, now, round, in_flight_rounds);
-      d.hits += static_cast<std::uint64_t>(std::popcount(r.held | r.merged));
+      const std::uint64_t near_hits = static_cast<std::uint64_t>(std::popcount(r.held | r.merged));
+      d.hits += near_hits;
+      d.read_hits += near_hits;
       if (!r.forward) return;
       const std::uint64_t mu = static_cast<std::uint64_t>(std::popcount(r.forward));
       d.cross_die_bytes += mu * U;
       DieCounts& h = dies[home];
       h.requests += mu;
       h.read_requests += mu;
+      h.fabric_read_requests += mu;
       const std::uint64_t there = l2[home].access(key, r.forward, now, home);
       const std::uint64_t found = static_cast<std::uint64_t>(std::popcount(there));
       h.hits += found;
+      h.read_hits += found;
+      h.fabric_read_hits += found;
       d.hits += found;
+      d.read_hits += found;
       d.dram_read_bytes += (mu - found) * U;
       return;
     }
     const std::uint64_t present = near.access(key, mask, now, die);
     const std::uint64_t hit = static_cast<std::uint64_t>(std::popcount(present));
     d.hits += hit;
+    d.read_hits += hit;
     std::uint64_t missing = mask & ~present;
     if (!missing) return;
     if (home != die) {  // across the fabric to the address's home side: another lookup there
@@ -204,8 +214,12 @@ struct Sim {
       DieCounts& h = dies[home];
       h.requests += mu;
       h.read_requests += mu;
+      h.fabric_read_requests += mu;
       const std::uint64_t there = l2[home].access(key, missing, now, home);
-      h.hits += static_cast<std::uint64_t>(std::popcount(there));
+      const std::uint64_t found = static_cast<std::uint64_t>(std::popcount(there));
+      h.hits += found;
+      h.read_hits += found;
+      h.fabric_read_hits += found;
       missing &= ~there;
       if (!missing) return;
     }
@@ -502,6 +516,7 @@ LaunchPrediction LaunchSimulator::run(const std::vector<std::uint32_t>& pid_to_t
   if (x.sample > 1)
     for (auto& d : sim.dies) {
       d.requests *= x.sample, d.hits *= x.sample, d.read_requests *= x.sample, d.write_requests *= x.sample;
+      d.read_hits *= x.sample, d.fabric_read_requests *= x.sample, d.fabric_read_hits *= x.sample;
       d.dram_read_bytes *= x.sample, d.dram_write_bytes *= x.sample, d.cross_die_bytes *= x.sample;
     }
   out.dies = std::move(sim.dies);

@@ -16,6 +16,9 @@ nlohmann::json die_json(const DieCounts& d) {
           {"l2_hit_pct", d.requests ? nlohmann::json(std::round(d.hit_pct() * 100) / 100) : nlohmann::json(nullptr)},
           {"read_requests", d.read_requests},
           {"write_requests", d.write_requests},
+          {"read_hits", d.read_hits},
+          {"fabric_read_requests", d.fabric_read_requests},
+          {"fabric_read_hits", d.fabric_read_hits},
           {"dram_read_bytes", d.dram_read_bytes},
           {"dram_write_bytes", d.dram_write_bytes},
           {"cross_die_bytes", d.cross_die_bytes}};

@@ -223,6 +223,13 @@ TEST(LocalitySim, HomeSidesLookUpTheOtherSideAcrossTheFabric) {
   EXPECT_EQ(p.dies[1].tiles, 1u);
   EXPECT_EQ(t.requests, 3 * sectors);
   EXPECT_EQ(t.hits, sectors + homed_on_0);
+  // Of those, the lookups across the fabric: one per sector, on the side it is homed on;
+  // they hit for the sectors homed on side 0 (tile 1's), and every hit is a read's.
+  EXPECT_EQ(t.fabric_read_requests, sectors);
+  EXPECT_EQ(p.dies[0].fabric_read_requests, homed_on_0);
+  EXPECT_EQ(t.fabric_read_hits, homed_on_0);
+  EXPECT_EQ(p.dies[1].fabric_read_hits, 0u);
+  EXPECT_EQ(t.read_hits, t.hits);
   EXPECT_EQ(t.dram_read_bytes, kSpan);
   EXPECT_EQ(t.cross_die_bytes, kSpan);
   // Roughly half the addresses are homed on each side.
@@ -278,6 +285,10 @@ TEST(LocalitySim, TheNearSideCopiesAFarSectorFromItsSecondRequest) {
   EXPECT_EQ(p.dies[0].hits, f);
   EXPECT_EQ(p.dies[1].requests, 3 * sectors);
   EXPECT_EQ(p.dies[1].hits, 2 * f + 2 * n);
+  EXPECT_EQ(p.dies[0].fabric_read_requests, 2 * f);  // all of side 0's lookups came across the fabric
+  EXPECT_EQ(p.dies[0].fabric_read_hits, f);
+  EXPECT_EQ(p.dies[1].fabric_read_requests, 0u);
+  EXPECT_EQ(p.dies[1].read_hits, 2 * f + 2 * n);
   EXPECT_EQ(p.total().cross_die_bytes, 2 * f * 32);
   EXPECT_EQ(p.total().dram_read_bytes, kSpan);
 }
@@ -511,9 +522,13 @@ TEST(LocalitySim, ASampledL1KeepsAWorkingSetThatFitsIt) {
 TEST(LocalitySim, DieCountsAddUpAndAnEmptyDieHasNoRate) {
   DieCounts a, b;
   a.tiles = 1, a.requests = 10, a.hits = 5, a.read_requests = 6, a.write_requests = 4, a.dram_read_bytes = 100,
-  a.dram_write_bytes = 200, a.cross_die_bytes = 300;
+  a.dram_write_bytes = 200, a.cross_die_bytes = 300, a.read_hits = 2, a.fabric_read_requests = 3, a.fabric_read_hits = 1;
   b.tiles = 2, b.requests = 30, b.hits = 5, b.read_requests = 30, b.dram_read_bytes = 1, b.cross_die_bytes = 3;
+  b.read_hits = 5, b.fabric_read_requests = 7, b.fabric_read_hits = 4;
   a += b;
+  EXPECT_EQ(a.read_hits, 7u);
+  EXPECT_EQ(a.fabric_read_requests, 10u);
+  EXPECT_EQ(a.fabric_read_hits, 5u);
   EXPECT_EQ(a.tiles, 3u);
   EXPECT_EQ(a.requests, 40u);
   EXPECT_EQ(a.hits, 10u);

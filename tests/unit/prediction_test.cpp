@@ -143,6 +143,7 @@ Prediction hand_made() {
   p.seconds = 0.12345;
   DieCounts a, b;
   a.tiles = 10, a.requests = 3, a.hits = 1, a.dram_read_bytes = 1500000, a.dram_write_bytes = 2000, a.cross_die_bytes = 10;
+  a.read_requests = 3, a.read_hits = 1, a.fabric_read_requests = 2, a.fabric_read_hits = 1;
   b.tiles = 6, b.requests = 0;
   p.dies = {a, b};
   p.total = a;
@@ -199,8 +200,12 @@ TEST(Prediction, JsonHasEveryField) {
   EXPECT_EQ(j["dies"][0]["hits"], 1);
   EXPECT_DOUBLE_EQ(j["dies"][0]["l2_hit_pct"].get<double>(), 33.33);
   EXPECT_TRUE(j["dies"][1]["l2_hit_pct"].is_null());
-  for (const char* key : {"read_requests", "write_requests", "dram_read_bytes", "dram_write_bytes", "cross_die_bytes"})
+  for (const char* key : {"read_requests", "write_requests", "read_hits", "fabric_read_requests", "fabric_read_hits",
+                          "dram_read_bytes", "dram_write_bytes", "cross_die_bytes"})
     EXPECT_TRUE(j["dies"][0].contains(key)) << key;
+  EXPECT_EQ(j["dies"][0]["fabric_read_requests"], 2);
+  EXPECT_EQ(j["total"]["fabric_read_hits"], 1);
+  EXPECT_EQ(j["total"]["read_hits"], 1);
   EXPECT_EQ(j["total"]["tiles"], 16);
   EXPECT_EQ(j["total"]["requests"], 3);
 }

@@ -45,6 +45,11 @@ struct DieCounts {
   std::uint64_t requests = 0;         // profiler units looked up in this die's L2
   std::uint64_t hits = 0;
   std::uint64_t read_requests = 0, write_requests = 0;
+  std::uint64_t read_hits = 0;
+  // H100 (home sides): the part of read_requests / read_hits this side looked up for reads
+  // of the other side's SMs, across the fabric (Nsight Compute's srcunit_ltcfabric op_read
+  // sectors and their lookup hits); the rest came from this side's own SMs (srcunit_tex).
+  std::uint64_t fabric_read_requests = 0, fabric_read_hits = 0;
   std::uint64_t dram_read_bytes = 0;  // reads that missed every cache
   std::uint64_t dram_write_bytes = 0;
   std::uint64_t cross_die_bytes = 0;  // H100: bytes this side fetched across the fabric;
