@@ -225,7 +225,10 @@ def main():
             "distinguishable_pairs_agreement": (agree / pairs) if pairs else None,
             "rows": [{"order": j[2], "same_mapping_as": j[3], "measured": j[7],
                       "predicted": None if "error" in r else {x: r[x] for x in ("l2_hit_pct", "dram_read_bytes", "dram_write_bytes", "cross_die_bytes")},
-                      "predict_seconds": r.get("seconds"), "error": r.get("error")} for j, r in rows]}
+                      "predict_seconds": r.get("seconds"), "error": r.get("error"),
+                      "measured_read_components": components.get((kernel, j[2]), (None, None))[1],
+                      "predicted_read_components": {n: f(r["total"]) for n, _, f in COMPONENTS} if "total" in r else None}
+                     for j, r in rows]}
     with open(a.out + ".json", "w") as f:
         json.dump(report, f, indent=1)
     lines = ["# Locality model vs Nsight Compute on the H100 (%s)" % report["date"], "",
