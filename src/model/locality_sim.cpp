@@ -254,15 +254,17 @@ double estimate_accesses(const LaunchFootprint& lf, std::uint64_t G, unsigned ph
 
 namespace {
 
-struct Access {
-  std::uint64_t key;   // buffer << 48 ^ granule; bit 63: a write
-  std::uint64_t mask;  // units of the granule touched
-};
 constexpr std::uint64_t kWriteBit = 1ull << 63;
 
 }  // namespace
 
 struct LaunchSimulator::Impl {
+  // A kept granule access. (Nested, not file-local: a member of Impl may not have a type
+  // from an anonymous namespace, -Wsubobject-linkage.)
+  struct Access {
+    std::uint64_t key;   // buffer << 48 ^ granule; bit 63: a write
+    std::uint64_t mask;  // units of the granule touched
+  };
   const LaunchFootprint& lf;
   MachineModel m;
   SimOptions opt;
