@@ -359,19 +359,23 @@ int cmd_check(const std::vector<std::string>& args) {
                           no_builder_reason(k, s) + "): pass --grid MxN");
   // The footprint programs compile in the background, in kernel order, while the kernels are
   // checked (each lands in the cache, where the kernel's prediction finds it after waiting for
-  // it); a failure is reported by that kernel's check, in kernel order. The pool is joined on
-  // every way out of this function.
+  // it); a failure is reported by that kernel's check, in kernel order. On every way out of
+  // this function no further compile starts and the pool is joined (an early error waits
+  // only for the compiles already running).
   std::atomic<std::size_t> next{0};
   std::vector<std::promise<void>> compiled;
   std::vector<std::shared_future<void>> compiled_f;
   std::vector<std::thread> pool;
   struct Joiner {
     std::vector<std::thread>& threads;
+    std::atomic<std::size_t>& next;
+    std::size_t end;
     ~Joiner() {
+      next = end;
       for (auto& t : threads)
         if (t.joinable()) t.join();
     }
-  } joiner{pool};
+  } joiner{pool, next, kernels.size()};
   if (s.predict && !s.footprint.cache_dir.empty()) {
     compiled.resize(kernels.size());
     for (auto& p : compiled) compiled_f.push_back(p.get_future().share());

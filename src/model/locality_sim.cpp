@@ -25,6 +25,20 @@ DieCounts& DieCounts::operator+=(const DieCounts& o) {
   return *this;
 }
 
+DieCounts& DieCounts::operator*=(std::uint64_t k) {  // every count, tiles aside
+  requests *= k;
+  hits *= k;
+  read_requests *= k;
+  write_requests *= k;
+  read_hits *= k;
+  fabric_read_requests *= k;
+  fabric_read_hits *= k;
+  dram_read_bytes *= k;
+  dram_write_bytes *= k;
+  cross_die_bytes *= k;
+  return *this;
+}
+
 DieCounts LaunchPrediction::total() const {
   DieCounts t;
   for (const auto& d : dies) t += d;
@@ -146,6 +160,24 @@ struct Sim {
 
   explicit Sim(const MachineModel& mm) : m(mm) {}
 
+  // A read's lookup of `mask` on its address's home side, across the fabric from side `d`:
+  // counted there as a read from the fabric (with its hits), the bytes as crossing from
+  // `d`. Returns the units the home side held.
+  std::uint64_t read_at_home(DieCounts& d, int home, std::uint64_t key, std::uint64_t mask) {
+    const std::uint64_t mu = static_cast<std::uint64_t>(std::popcount(mask));
+    d.cross_die_bytes += mu * U;
+    DieCounts& h = dies[home];
+    h.requests += mu;
+    h.read_requests += mu;
+    h.fabric_read_requests += mu;
+    const std::uint64_t there = l2[home].access(key, mask, now, home);
+    const std::uint64_t found = static_cast<std::uint64_t>(std::popcount(there));
+    h.hits += found;
+    h.read_hits += found;
+    h.fabric_read_hits += found;
+    return there;
+  }
+
   void access(int die, int cu, std::uint64_t key, std::uint64_t mask, bool write) {
     ++accesses;
     ++now;
@@ -187,16 +219,7 @@ struct Sim {
       d.read_hits += near_hits;
       if (!r.forward) return;
       const std::uint64_t mu = static_cast<std::uint64_t>(std::popcount(r.forward));
-      d.cross_die_bytes += mu * U;
-      DieCounts& h = dies[home];
-      h.requests += mu;
-      h.read_requests += mu;
-      h.fabric_read_requests += mu;
-      const std::uint64_t there = l2[home].access(key, r.forward, now, home);
-      const std::uint64_t found = static_cast<std::uint64_t>(std::popcount(there));
-      h.hits += found;
-      h.read_hits += found;
-      h.fabric_read_hits += found;
+      const std::uint64_t found = static_cast<std::uint64_t>(std::popcount(read_at_home(d, home, key, r.forward)));
       d.hits += found;
       d.read_hits += found;
       d.dram_read_bytes += (mu - found) * U;
@@ -209,18 +232,7 @@ struct Sim {
     std::uint64_t missing = mask & ~present;
     if (!missing) return;
     if (home != die) {  // across the fabric to the address's home side: another lookup there
-      const std::uint64_t mu = static_cast<std::uint64_t>(std::popcount(missing));
-      d.cross_die_bytes += mu * U;
-      DieCounts& h = dies[home];
-      h.requests += mu;
-      h.read_requests += mu;
-      h.fabric_read_requests += mu;
-      const std::uint64_t there = l2[home].access(key, missing, now, home);
-      const std::uint64_t found = static_cast<std::uint64_t>(std::popcount(there));
-      h.hits += found;
-      h.read_hits += found;
-      h.fabric_read_hits += found;
-      missing &= ~there;
+      missing &= ~read_at_home(d, home, key, missing);
       if (!missing) return;
     }
     const std::uint64_t mu = static_cast<std::uint64_t>(std::popcount(missing));
@@ -516,11 +528,7 @@ LaunchPrediction LaunchSimulator::run(const std::vector<std::uint32_t>& pid_to_t
   }
   out.accesses = sim.accesses;
   if (x.sample > 1)
-    for (auto& d : sim.dies) {
-      d.requests *= x.sample, d.hits *= x.sample, d.read_requests *= x.sample, d.write_requests *= x.sample;
-      d.read_hits *= x.sample, d.fabric_read_requests *= x.sample, d.fabric_read_hits *= x.sample;
-      d.dram_read_bytes *= x.sample, d.dram_write_bytes *= x.sample, d.cross_die_bytes *= x.sample;
-    }
+    for (auto& d : sim.dies) d *= x.sample;
   out.dies = std::move(sim.dies);
   return out;
 }

@@ -542,6 +542,20 @@ TEST(LocalitySim, DieCountsAddUpAndAnEmptyDieHasNoRate) {
   LaunchPrediction lp;
   lp.dies = {a, b};
   EXPECT_EQ(lp.total().requests, 70u);
+  // Scaling (set sampling) multiplies every count but the tiles.
+  DieCounts c = b;
+  c *= 4;
+  EXPECT_EQ(c.tiles, 2u);
+  EXPECT_EQ(c.requests, 120u);
+  EXPECT_EQ(c.hits, 20u);
+  EXPECT_EQ(c.read_requests, 120u);
+  EXPECT_EQ(c.write_requests, 0u);
+  EXPECT_EQ(c.read_hits, 20u);
+  EXPECT_EQ(c.fabric_read_requests, 28u);
+  EXPECT_EQ(c.fabric_read_hits, 16u);
+  EXPECT_EQ(c.dram_read_bytes, 4u);
+  EXPECT_EQ(c.dram_write_bytes, 0u);
+  EXPECT_EQ(c.cross_die_bytes, 12u);
 }
 
 }  // namespace

@@ -55,6 +55,7 @@ struct DieCounts {
   std::uint64_t cross_die_bytes = 0;  // H100: bytes this side fetched across the fabric;
                                       // MI300X: bytes this XCD fetched that another XCD's L2 also fetched
   DieCounts& operator+=(const DieCounts& o);
+  DieCounts& operator*=(std::uint64_t k);  // scales the counts (set sampling), not the tiles
   double hit_pct() const { return requests ? 100.0 * static_cast<double>(hits) / static_cast<double>(requests) : 0.0; }
 };
 
