@@ -27,7 +27,8 @@
 # start, so one device call stays under its limit; variants not profiled are recorded as
 # "skipped: deadline"), SWZ_TRUTH_ONLY (a regex on order slugs: profile only those),
 # SWZ_TRUTH_SKIP_DUPS=1 (do not profile an order whose mapping equals an earlier one's; it is
-# recorded with same_mapping_as), SWZ_TRUTH_PART (a name recorded in truth.json).
+# recorded with same_mapping_as), SWZ_TRUTH_PART (a name recorded in truth.json),
+# SWZ_TRUTH_EXTRA (more metrics, comma-separated, after the candidates below).
 # Usage: OUT=... COMMIT=... bench/h100_locality_truth.sh [KERNEL...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -130,6 +131,9 @@ CANDIDATES=(lts__t_sector_hit_rate.pct lts__t_sectors.sum lts__t_sectors_lookup_
   lts__t_sectors_op_membar.sum lts__t_sectors_op_membar_lookup_hit.sum lts__t_sectors_op_atom.sum lts__t_sectors_op_red.sum
   lts__t_sectors_srcunit_gcc.sum lts__t_sectors_srcunit_tex_op_read.sum lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum
   lts__t_sectors_srcunit_ltcfabric_op_read.sum lts__t_sectors_srcunit_ltcfabric_op_read_lookup_hit.sum)
+# SWZ_TRUTH_EXTRA: more metric names (comma-separated), e.g. to attribute the L2 work the
+# candidates above leave in no class; they go through the same listing and probe as the rest.
+[ -n "${SWZ_TRUTH_EXTRA:-}" ] && { IFS=, read -r -a EXTRA <<< "$SWZ_TRUTH_EXTRA"; CANDIDATES+=("${EXTRA[@]}"); }
 ncu --query-metrics --chip gh100 > "$R/query-metrics.txt" 2>&1
 printf '%s\n' "${CANDIDATES[@]}" > "$W/candidates.txt"
 python3 - "$R/query-metrics.txt" "$W/candidates.txt" "$W/listed.txt" "$W/unlisted.txt" <<'PY'
