@@ -84,6 +84,34 @@ def measured_components(variant):
     return out
 
 
+# Where the truth has them (parts profiled with SWZ_TRUTH_EXTRA's attribution metrics, e.g.
+# truth-C4-attrib-repeat), the L2 work in no op class, per launch: lts__t_sectors less the
+# read, write, membar, atom and red sectors; how much of it comes from no source unit (neither
+# the GPCs nor the fabric: work the L2 makes itself) and how much across the fabric; the hits
+# outside the op classes; and the misses Nsight Compute books as "sector-promoted data". The
+# model simulates none of these; the table says how much of each launch's spread they carry.
+ATTRIB_NEEDS = ("lts__t_sectors_srcnode_gpc.sum", "lts__t_sectors_lookup_miss_data_promoted.sum",
+                "lts__t_sectors_srcunit_ltcfabric_op_write.sum", "lts__t_sectors_srcunit_ltcfabric_op_membar.sum")
+
+
+def unclassified_work(launch):
+    m = launch.get("metrics", {})
+    if not all(isinstance(m.get(x), (int, float)) for x in ATTRIB_NEEDS + ("lts__t_sectors.sum",)):
+        return None
+    g = lambda k: m.get(k) if isinstance(m.get(k), (int, float)) else 0
+    ops = ("read", "write", "membar", "atom", "red")
+    sec, hit = g("lts__t_sectors.sum"), g("lts__t_sectors_lookup_hit.sum")
+    fab = g("lts__t_sectors_srcunit_ltcfabric.sum")
+    return {
+        "hit_pct": 100.0 * hit / sec if sec else None,
+        "sectors": sec - sum(g("lts__t_sectors_op_%s.sum" % o) for o in ops),
+        "no_source": sec - g("lts__t_sectors_srcnode_gpc.sum") - fab,
+        "fabric": fab - sum(g("lts__t_sectors_srcunit_ltcfabric_op_%s.sum" % o) for o in ("read", "write", "membar")),
+        "hits": hit - sum(g("lts__t_sectors_op_%s_lookup_hit.sum" % o) for o in ("read", "write", "membar")),
+        "promoted_misses": g("lts__t_sectors_lookup_miss_data_promoted.sum"),
+    }
+
+
 def load_truth():
     parts = {}
     for name in sorted(os.listdir(RAW)):
@@ -123,7 +151,7 @@ def main():
         with tarfile.open(os.path.join(RAW, "raw-%s.tgz" % part)) as t:
             t.extractall(os.path.join(tmp, part), filter="data") if sys.version_info >= (3, 12) else t.extractall(os.path.join(tmp, part))
     wanted = set(filter(None, a.kernels.split(",")))
-    jobs, repeats, components = [], {}, {}
+    jobs, repeats, components, attrib = [], {}, {}, {}
     for part, t in truth.items():
         for kname, k in t["kernels"].items():
             short = kname.split("/")[-1]
@@ -139,6 +167,9 @@ def main():
                             "lts_sectors": s["lts__t_sectors.sum"],
                             "launch_hit_pct": [100.0 * L["metrics"]["lts__t_sectors_lookup_hit.sum"] / L["metrics"]["lts__t_sectors.sum"]
                                                for L in v.get("launches", []) if L.get("metrics", {}).get("lts__t_sectors.sum")]}
+                work = [unclassified_work(L) for L in v.get("launches", [])]
+                if work and all(work):
+                    attrib.setdefault(short, {}).setdefault(part, []).append((v["label"], work))
                 comp = measured_components(v)
                 if comp:
                     components.setdefault((short, v["label"]), (part, comp))
@@ -211,7 +242,19 @@ def main():
                 "spearman": spearman(pc, mc),
                 "median_rel_err_pct": statistics.median(abs(y - x) / x * 100 for x, y in pairs_c if x) if any(mc) else None,
                 "measured_min": min(mc), "measured_max": max(mc), "predicted_min": min(pc), "predicted_max": max(pc)}
+        unclassified = []
+        if kernel in attrib:
+            part = sorted(attrib[kernel])[0]
+            per_order = attrib[kernel][part]
+            for li in range(min(len(w) for _, w in per_order)):
+                col = lambda key: [w[li][key] for _, w in per_order]
+                row = {"truth_part": part, "launch": li, "orders": len(per_order),
+                       "spearman_hits_vs_hit_pct": spearman(col("hits"), col("hit_pct"))}
+                for key in ("sectors", "no_source", "fabric", "hits", "promoted_misses"):
+                    row[key + "_min"], row[key + "_max"] = min(col(key)), max(col(key))
+                unclassified.append(row)
         report["kernels"][kernel] = {
+            "unclassified_l2_work": unclassified,
             "read_components": comp_report,
             "spearman_hit_per_launch": per_launch,
             "orders": len(rows), "predicted": len(ok),
@@ -266,6 +309,20 @@ def main():
                     c["measured_min"] / 1e6, c["measured_max"] / 1e6, c["predicted_min"] / 1e6, c["predicted_max"] / 1e6, fmt(c["spearman"])))
             part = ",".join(next(iter(k["read_components"].values()))["truth_part"])
             lines.append("| %s | %s | %s |" % (kernel, part, " | ".join(cells)))
+        lines.append("")
+    with_attrib = [(kernel, k) for kernel, k in report["kernels"].items() if k["unclassified_l2_work"]]
+    if with_attrib:
+        lines += ["L2 work in no op class, per profiled launch, where the truth has the attribution metrics (millions of "
+                  "sectors, range over the orders; \"no source\": neither the GPCs nor the fabric sent it; last column: "
+                  "Spearman of the unclassified hits against the launch's measured hit rate):", "",
+                  "| kernel | part | launch | sectors | from no source | from the fabric | hits | promoted misses | hits vs hit rate |",
+                  "|---|---|--:|---|---|---|---|---|--:|"]
+        for kernel, k in with_attrib:
+            for r in k["unclassified_l2_work"]:
+                rng = lambda key: "%.2f-%.2f" % (r[key + "_min"] / 1e6, r[key + "_max"] / 1e6)
+                lines.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s |" % (
+                    kernel, r["truth_part"], r["launch"], rng("sectors"), rng("no_source"), rng("fabric"), rng("hits"),
+                    rng("promoted_misses"), fmt(r["spearman_hits_vs_hit_pct"])))
         lines.append("")
     if a.notes:
         lines += [open(a.notes).read().rstrip(), ""]
