@@ -26,6 +26,14 @@
 //   SwzWalk::parallel  all runs at once, each from its start to its end (a GEMM's A panel:
 //                      M-tile rows read k-slice by k-slice);
 //   SwzWalk::once      all of it at the tile's start (an attention tile's Q rows).
+// A read may also say how many bytes of a run one load request takes at a time (`piece`, the
+// last argument of read(); 0, the default: a whole 128-byte line or more). Give it where loads
+// that bypass L1 (cp.async.cg, ld.global.cg) read a run in pieces smaller than a line, one
+// k-slice after another: gemm_tc's 64-byte pieces of each row of A and Bt per stage (BK = 32
+// halfs). On the H100 such a piece that misses brings its whole line into the L2 (Nsight
+// Compute books the rest of the line as sector-promoted misses, outside its sectors), so the
+// line's later pieces hit; the model counts them so. Loads through L1 do not show it (gemm's
+// 32-byte pieces of A: 0.8 M promoted misses against 133 M DRAM sectors): leave it 0 there.
 //
 // The footprint program's CLI (also a mode of every kernel program):
 //   prog footprint [--size a,b,..] [--launch L | --launches N [--window first|middle]]
@@ -38,7 +46,7 @@
 //   {"launch":L,"grid":{"m":..,"n":..},"block":{"threads":..,"shared_bytes":..,"registers":..},
 //    "swizzled":true,"tiles":N}
 // each followed by one line per tile (logical tile id t = tile_m * n + tile_n, row-major)
-//   t <id> <spans>  then per span:  <buffer> <offset> <bytes> <stride> <count> <r|w><R|P|O>
+//   t <id> <spans>  then per span:  <buffer> <offset> <bytes> <stride> <count> <r|w><R|P|O>[/<piece>]
 // and last one JSON line {"mode":"footprint","size":[..],"launches":L,"tiles":total,"spans":total}. Exit codes as the harness: 0 ok, 2 usage error.
 #ifndef SWZ_FOOTPRINT_H
 #define SWZ_FOOTPRINT_H
@@ -55,7 +63,7 @@
 enum class SwzWalk { runs, parallel, once };
 
 struct SwzSpan {
-  SwzSpan() : buffer(0), offset(0), bytes(0), stride(0), count(0), write(false), walk(SwzWalk::runs) {}
+  SwzSpan() : buffer(0), offset(0), bytes(0), stride(0), count(0), write(false), walk(SwzWalk::runs), piece(0) {}
   unsigned buffer;           // index into SwzFootprintSpec::buffers()
   unsigned long long offset;  // bytes from the buffer's start to the first run
   unsigned long long bytes;   // bytes per run
@@ -63,25 +71,26 @@ struct SwzSpan {
   unsigned long long count;   // runs
   bool write;
   SwzWalk walk;
+  unsigned long long piece;  // reads: bytes one load request takes of a run (0: a line or more)
 };
 
 // What one tile touches: add spans with read() / write().
 class SwzTileFootprint {
  public:
   void read(unsigned buffer, unsigned long long offset, unsigned long long bytes, unsigned long long stride = 0,
-            unsigned long long count = 1, SwzWalk walk = SwzWalk::runs) {
-    add(buffer, offset, bytes, stride, count, false, walk);
+            unsigned long long count = 1, SwzWalk walk = SwzWalk::runs, unsigned long long piece = 0) {
+    add(buffer, offset, bytes, stride, count, false, walk, piece);
   }
   void write(unsigned buffer, unsigned long long offset, unsigned long long bytes, unsigned long long stride = 0,
              unsigned long long count = 1, SwzWalk walk = SwzWalk::runs) {
-    add(buffer, offset, bytes, stride, count, true, walk);
+    add(buffer, offset, bytes, stride, count, true, walk, 0);
   }
   const std::vector<SwzSpan>& spans() const { return spans_; }
   void clear() { spans_.clear(); }
 
  private:
   void add(unsigned buffer, unsigned long long offset, unsigned long long bytes, unsigned long long stride,
-           unsigned long long count, bool write, SwzWalk walk) {
+           unsigned long long count, bool write, SwzWalk walk, unsigned long long piece) {
     if (bytes == 0 || count == 0) return;  // a clamped edge tile may touch nothing of a buffer
     SwzSpan s;
     s.buffer = buffer;
@@ -91,6 +100,7 @@ class SwzTileFootprint {
     s.count = count;
     s.write = write;
     s.walk = walk;
+    s.piece = piece;
     spans_.push_back(s);
   }
   std::vector<SwzSpan> spans_;
@@ -291,6 +301,10 @@ inline int swz_footprint_run(const SwzFootprintSpec& spec, int argc, char** argv
         line += ' ';
         line += s.write ? 'w' : 'r';
         line += walk_char(s.walk);
+        if (s.piece && !s.write) {
+          line += '/';
+          line += std::to_string(s.piece);
+        }
       }
       line += '\n';
       std::fwrite(line.data(), 1, line.size(), stdout);

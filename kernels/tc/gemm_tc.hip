@@ -81,8 +81,9 @@ class GemmTcFootprint : public SwzFootprintSpec {
     const unsigned long long M = s[0], N = s[1], K = s[2];
     const unsigned long long r0 = tm * kBM, c0 = tn * kBN;
     const unsigned long long rows = swz_fp_clamp(r0, kBM, M), cols = swz_fp_clamp(c0, kBN, N);
-    out.read(kA, 2 * r0 * K, 2 * K, 2 * K, rows, SwzWalk::parallel);
-    out.read(kBt, 2 * c0 * K, 2 * K, 2 * K, cols, SwzWalk::parallel);
+    // Each stage loads kBK halfs (64 or 128 bytes) of every row of A and Bt: the rows' pieces.
+    out.read(kA, 2 * r0 * K, 2 * K, 2 * K, rows, SwzWalk::parallel, 2 * kBK);
+    out.read(kBt, 2 * c0 * K, 2 * K, 2 * K, cols, SwzWalk::parallel, 2 * kBK);
     out.write(kC, 4 * (r0 * N + c0), 4 * cols, 4 * N, rows, SwzWalk::once);
   }
 };

@@ -160,6 +160,21 @@ struct Sim {
 
   explicit Sim(const MachineModel& mm) : m(mm) {}
 
+  // A read declared in pieces of `piece_units` units (FootprintSpan::piece) on a machine whose
+  // L2 fills a line on a partial miss: of the units `missing` on the SMs' own side, those past
+  // the first piece of each line come after that piece's fill and hit. Returns how many.
+  std::uint64_t filled_by_first_piece(std::uint64_t missing, unsigned piece_units) const {
+    const std::uint64_t L = m.line_fill_bytes / U;
+    if (!piece_units || !missing || L <= piece_units || L == 0 || L > 64 || 64 % L) return 0;
+    const std::uint64_t line = L == 64 ? ~0ull : (1ull << L) - 1;
+    std::uint64_t later = 0;
+    for (std::uint64_t q = 0; q < 64; q += L) {
+      const auto n = static_cast<std::uint64_t>(std::popcount((missing >> q) & line));
+      if (n > piece_units) later += n - piece_units;
+    }
+    return later;
+  }
+
   // A read's lookup of `mask` on its address's home side, across the fabric from side `d`:
   // counted there as a read from the fabric (with its hits), the bytes as crossing from
   // `d`. Returns the units the home side held.
@@ -178,7 +193,7 @@ struct Sim {
     return there;
   }
 
-  void access(int die, int cu, std::uint64_t key, std::uint64_t mask, bool write) {
+  void access(int die, int cu, std::uint64_t key, std::uint64_t mask, bool write, unsigned piece_units = 0) {
     ++accesses;
     ++now;
     // L1 (per SM/CU, persisting across the blocks an SM runs): a read it holds never reaches
@@ -219,17 +234,20 @@ struct Sim {
       d.read_hits += near_hits;
       if (!r.forward) return;
       const std::uint64_t mu = static_cast<std::uint64_t>(std::popcount(r.forward));
-      const std::uint64_t found = static_cast<std::uint64_t>(std::popcount(read_at_home(d, home, key, r.forward)));
-      d.hits += found;
-      d.read_hits += found;
+      const std::uint64_t there = read_at_home(d, home, key, r.forward);
+      const std::uint64_t found = static_cast<std::uint64_t>(std::popcount(there));
+      const std::uint64_t later = filled_by_first_piece(r.forward & ~there, piece_units);
+      d.hits += found + later;
+      d.read_hits += found + later;
       d.dram_read_bytes += (mu - found) * U;
       return;
     }
     const std::uint64_t present = near.access(key, mask, now, die);
     const std::uint64_t hit = static_cast<std::uint64_t>(std::popcount(present));
-    d.hits += hit;
-    d.read_hits += hit;
     std::uint64_t missing = mask & ~present;
+    const std::uint64_t later = filled_by_first_piece(missing, piece_units);
+    d.hits += hit + later;
+    d.read_hits += hit + later;
     if (!missing) return;
     if (home != die) {  // across the fabric to the address's home side: another lookup there
       missing &= ~read_at_home(d, home, key, missing);
@@ -266,7 +284,12 @@ double estimate_accesses(const LaunchFootprint& lf, std::uint64_t G, unsigned ph
 
 namespace {
 
+// An access's key carries, above the buffer (bits 48-55) and granule, whether it writes (bit
+// 63) and the piece of a read in units (bits 56-62, 0: none); Sim::access gets them apart.
 constexpr std::uint64_t kWriteBit = 1ull << 63;
+constexpr unsigned kPieceShift = 56;
+constexpr std::uint64_t kPieceMask = 0x7Full << kPieceShift;
+constexpr std::uint64_t kMetaBits = kWriteBit | kPieceMask;
 
 }  // namespace
 
@@ -274,7 +297,7 @@ struct LaunchSimulator::Impl {
   // A kept granule access. (Nested, not file-local: a member of Impl may not have a type
   // from an anonymous namespace, -Wsubobject-linkage.)
   struct Access {
-    std::uint64_t key;   // buffer << 48 ^ granule; bit 63: a write
+    std::uint64_t key;   // buffer << 48 ^ granule; bit 63: a write; bits 56-62: a read's piece in units
     std::uint64_t mask;  // units of the granule touched
   };
   const LaunchFootprint& lf;
@@ -302,14 +325,19 @@ struct LaunchSimulator::Impl {
   // (by hash): sampling whole pages would correlate a page's granules, which breaks the
   // scaled-down caches once they hold few pages (an SM's L1 at a high sampling rate).
   template <class F>
-  void touch(std::uint32_t buffer, std::uint64_t a, std::uint64_t b, bool write, F&& f) const {
+  void touch(const FootprintSpan& s, std::uint64_t a, std::uint64_t b, F&& f) const {
     if (b <= a) return;
+    const std::uint32_t buffer = s.buffer;
+    const bool write = s.write;
+    // A piece of a line or more, or one the units cannot express, is no piece.
+    const std::uint64_t pu = !write && s.piece ? (s.piece + U - 1) / U : 0;
+    const std::uint64_t meta = (write ? kWriteBit : 0) | (pu > 0 && pu < 0x7F ? pu << kPieceShift : 0);
     const std::uint64_t base = static_cast<std::uint64_t>(buffer) << 48;
     for (std::uint64_t g = a / G, last = (b - 1) / G; g <= last; ++g) {
       const std::uint64_t key = base ^ g;
       if (sample > 1 && (sim_hash(key ^ 0x5bd1e995ull) & (sample - 1)) != 0) continue;
       const std::uint64_t gs = g * G;
-      f(key | (write ? kWriteBit : 0), units_mask(std::max(a, gs), std::min(b, gs + G), gs));
+      f(key | meta, units_mask(std::max(a, gs), std::min(b, gs + G), gs));
     }
   }
   // Every access of phase p (of P) of tile t, in order.
@@ -320,10 +348,10 @@ struct LaunchSimulator::Impl {
       switch (s.walk) {
         case SpanWalk::once: {
           if (s.write ? p + 1 != P : p != 0) break;
-          if (s.count == 1 || s.stride == s.bytes) touch(s.buffer, s.offset, s.offset + s.bytes * s.count, s.write, f);
+          if (s.count == 1 || s.stride == s.bytes) touch(s, s.offset, s.offset + s.bytes * s.count, f);
           else
             for (std::uint64_t i = 0; i < s.count; ++i)
-              touch(s.buffer, s.offset + i * s.stride, s.offset + i * s.stride + s.bytes, s.write, f);
+              touch(s, s.offset + i * s.stride, s.offset + i * s.stride + s.bytes, f);
           break;
         }
         case SpanWalk::parallel: {
@@ -331,7 +359,7 @@ struct LaunchSimulator::Impl {
           if (hi <= lo) break;
           for (std::uint64_t i = 0; i < s.count; ++i) {
             const std::uint64_t base = s.offset + i * s.stride;
-            touch(s.buffer, base + lo, base + hi, s.write, f);
+            touch(s, base + lo, base + hi, f);
           }
           break;
         }
@@ -340,12 +368,12 @@ struct LaunchSimulator::Impl {
           const std::uint64_t lo = T * p / P / U * U, hi = p + 1 == P ? T : T * (p + 1) / P / U * U;
           if (hi <= lo) break;
           if (s.count == 1 || s.stride == s.bytes) {
-            touch(s.buffer, s.offset + lo, s.offset + hi, s.write, f);
+            touch(s, s.offset + lo, s.offset + hi, f);
             break;
           }
           for (std::uint64_t i = lo / s.bytes; i < s.count && i * s.bytes < hi; ++i) {
             const std::uint64_t a = std::max(lo, i * s.bytes) - i * s.bytes, b = std::min(hi, (i + 1) * s.bytes) - i * s.bytes;
-            touch(s.buffer, s.offset + i * s.stride + a, s.offset + i * s.stride + b, s.write, f);
+            touch(s, s.offset + i * s.stride + a, s.offset + i * s.stride + b, f);
           }
           break;
         }
@@ -439,10 +467,11 @@ LaunchPrediction LaunchSimulator::run(const std::vector<std::uint32_t>& pid_to_t
     if (x.kept) {
       const std::uint64_t i0 = x.phase_begin[x.tile_base[t] + p], i1 = x.phase_begin[x.tile_base[t] + p + 1];
       for (std::uint64_t i = i0; i < i1; ++i)
-        sim.access(die, cu, x.acc[i].key & ~kWriteBit, x.acc[i].mask, (x.acc[i].key & kWriteBit) != 0);
+        sim.access(die, cu, x.acc[i].key & ~kMetaBits, x.acc[i].mask, (x.acc[i].key & kWriteBit) != 0,
+                   static_cast<unsigned>((x.acc[i].key & kPieceMask) >> kPieceShift));
     } else {
       x.phase_accesses(t, p, x.phases[t], [&](std::uint64_t key, std::uint64_t mask) {
-        sim.access(die, cu, key & ~kWriteBit, mask, (key & kWriteBit) != 0);
+        sim.access(die, cu, key & ~kMetaBits, mask, (key & kWriteBit) != 0, static_cast<unsigned>((key & kPieceMask) >> kPieceShift));
       });
     }
   };

@@ -61,6 +61,10 @@ Result<MachineModel> machine_model(const HardwareProfile& hw) {
     m.provenance["limits"] = sm80 ? "arch table (sm_80: 64K registers, 164 KB shared memory, 2048 threads, 32 blocks per SM)"
                                   : "arch table (sm_90: 64K registers, 228 KB shared memory, 2048 threads, 32 blocks per SM)";
     m.topology = m.num_dies > 1 ? L2Topology::home_sides : L2Topology::shared;
+    m.line_fill_bytes = 128;
+    m.provenance["line_fill_bytes"] = std::string(sm80 ? "assumed as measured on the H100" : "measured on the H100") +
+                                      " (Nsight Compute's sector-promoted misses on gemm_tc's cp.async.cg pieces): a read "
+                                      "missing part of a 128-byte line fills it";
     m.provenance["l2_topology"] = m.num_dies > 1 ? "documented (whitepaper): each L2 side caches for its own SMs; an address is "
                                                    "homed on one side, reached across the fabric from the other"
                                                  : "one L2";

@@ -20,8 +20,8 @@ LaunchBuilder& LaunchBuilder::tile() {
 }
 
 LaunchBuilder& LaunchBuilder::read(std::uint32_t buffer, std::uint64_t offset, std::uint64_t bytes, std::uint64_t stride,
-                                   std::uint64_t count, SpanWalk walk) {
-  return add(buffer, offset, bytes, stride, count, false, walk);
+                                   std::uint64_t count, SpanWalk walk, std::uint64_t piece) {
+  return add(buffer, offset, bytes, stride, count, false, walk, piece);
 }
 
 LaunchBuilder& LaunchBuilder::write(std::uint32_t buffer, std::uint64_t offset, std::uint64_t bytes, std::uint64_t stride,
@@ -30,7 +30,7 @@ LaunchBuilder& LaunchBuilder::write(std::uint32_t buffer, std::uint64_t offset, 
 }
 
 LaunchBuilder& LaunchBuilder::add(std::uint32_t buffer, std::uint64_t offset, std::uint64_t bytes, std::uint64_t stride,
-                                  std::uint64_t count, bool write, SpanWalk walk) {
+                                  std::uint64_t count, bool write, SpanWalk walk, std::uint64_t piece) {
   if (tiles_.empty()) throw std::logic_error("LaunchBuilder: a span before tile()");
   FootprintSpan s;
   s.buffer = buffer;
@@ -40,6 +40,7 @@ LaunchBuilder& LaunchBuilder::add(std::uint32_t buffer, std::uint64_t offset, st
   s.count = count;
   s.write = write;
   s.walk = walk;
+  s.piece = piece;
   tiles_.back().push_back(s);
   return *this;
 }
@@ -74,7 +75,7 @@ LaunchFootprint gemm_like_launch(const GemmShape& s) {
   for (std::uint64_t tm = 0; tm < s.tiles_m; ++tm)
     for (std::uint64_t tn = 0; tn < s.tiles_n; ++tn) {
       b.tile()
-          .read(0, 4 * tm * s.bm * K, 4 * K, 4 * K, s.bm, SpanWalk::parallel)
+          .read(0, 4 * tm * s.bm * K, 4 * K, 4 * K, s.bm, SpanWalk::parallel, s.a_piece)
           .read(1, 4 * tn * s.bn, 4 * s.bn, 4 * N, K, SpanWalk::runs)
           .write(2, 4 * (tm * s.bm * N + tn * s.bn), 4 * s.bn, 4 * N, s.bm, SpanWalk::once);
     }
@@ -134,7 +135,8 @@ std::string footprint_text(const ProgramFootprint& fp) {
         const FootprintSpan& s = lf.spans[k];
         out += " " + std::to_string(s.buffer) + " " + std::to_string(s.offset) + " " + std::to_string(s.bytes) + " " +
                std::to_string(s.stride) + " " + std::to_string(s.count) + " " + (s.write ? "w" : "r") +
-               (s.walk == SpanWalk::runs ? "R" : s.walk == SpanWalk::parallel ? "P" : "O");
+               (s.walk == SpanWalk::runs ? "R" : s.walk == SpanWalk::parallel ? "P" : "O") +
+               (s.piece && !s.write ? "/" + std::to_string(s.piece) : "");
       }
       out += "\n";
       spans += e - b;

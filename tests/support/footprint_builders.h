@@ -24,14 +24,14 @@ class LaunchBuilder {
   explicit LaunchBuilder(TileGrid grid, BlockResources block = {}, bool swizzled = true);
   LaunchBuilder& tile();  // starts the next tile (the first call starts tile 0)
   LaunchBuilder& read(std::uint32_t buffer, std::uint64_t offset, std::uint64_t bytes, std::uint64_t stride = 0,
-                      std::uint64_t count = 1, SpanWalk walk = SpanWalk::runs);
+                      std::uint64_t count = 1, SpanWalk walk = SpanWalk::runs, std::uint64_t piece = 0);
   LaunchBuilder& write(std::uint32_t buffer, std::uint64_t offset, std::uint64_t bytes, std::uint64_t stride = 0,
                        std::uint64_t count = 1, SpanWalk walk = SpanWalk::runs);
   LaunchFootprint build() const;
 
  private:
   LaunchBuilder& add(std::uint32_t buffer, std::uint64_t offset, std::uint64_t bytes, std::uint64_t stride,
-                     std::uint64_t count, bool write, SpanWalk walk);
+                     std::uint64_t count, bool write, SpanWalk walk, std::uint64_t piece = 0);
   LaunchFootprint lf_;
   std::vector<std::vector<FootprintSpan>> tiles_;
 };
@@ -47,6 +47,7 @@ ProgramFootprint program_of(std::vector<LaunchFootprint> launches, std::vector<F
 struct GemmShape {
   unsigned tiles_m = 8, tiles_n = 8;
   std::uint64_t bm = 32, bn = 32, k = 128;
+  std::uint64_t a_piece = 0;  // A's rows read in pieces of this many bytes (FootprintSpan::piece)
   BlockResources block{256, 0, 0};
 };
 LaunchFootprint gemm_like_launch(const GemmShape& s);

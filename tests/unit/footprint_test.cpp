@@ -134,10 +134,23 @@ TEST(Footprint, BlankLinesTabsAndAHeaderWithoutBlockAreAccepted) {
   EXPECT_EQ(r->launches[0].spans.at(0).bytes, 64u);
 }
 
+TEST(Footprint, AReadsPieceIsParsedAndOptional) {
+  auto r = parse_footprint(one_tile("0 0 256 512 4 rP/64 1 0 64 0 1 rR/1048576 0 1024 64 0 1 rO", 3), "k.hip");
+  ASSERT_TRUE(r) << r.error().message;
+  const auto& spans = r->launches[0].spans;
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_EQ(spans[0].piece, 64u);
+  EXPECT_EQ(spans[0].walk, SpanWalk::parallel);
+  EXPECT_FALSE(spans[0].write);
+  EXPECT_EQ(spans[1].piece, 1048576u);
+  EXPECT_EQ(spans[2].piece, 0u);  // none given: a line or more
+}
+
 TEST(Footprint, RoundTripsTheBuildersText) {
   test::GemmShape s;
   s.tiles_m = 3;
   s.tiles_n = 5;
+  s.a_piece = 64;
   const ProgramFootprint want = test::gemm_like_footprint(s);
   auto r = parse_footprint(test::footprint_text(want), "gemm.hip");
   ASSERT_TRUE(r) << r.error().message;
@@ -148,7 +161,7 @@ TEST(Footprint, RoundTripsTheBuildersText) {
   for (std::size_t i = 0; i < got.spans.size(); ++i) {
     const auto &g = got.spans[i], &w = want.launches[0].spans[i];
     EXPECT_TRUE(g.buffer == w.buffer && g.offset == w.offset && g.bytes == w.bytes && g.stride == w.stride &&
-                g.count == w.count && g.write == w.write && g.walk == w.walk)
+                g.count == w.count && g.write == w.write && g.walk == w.walk && g.piece == w.piece)
         << "span " << i;
   }
   EXPECT_EQ(r->size, want.size);
@@ -200,9 +213,14 @@ TEST(Footprint, RefusesAnUnknownBuffer) {
 }
 
 TEST(Footprint, RefusesBadFlags) {
-  for (const char* flags : {"rX", "xR", "RR", "rRR", "r", "wr", "-R"}) {
+  for (const char* flags : {"rX", "xR", "RR", "rRR", "r", "wr", "-R", "rP64", "rR-/64"}) {
     SCOPED_TRACE(flags);
     EXPECT_REFUSED(one_tile(std::string("0 0 64 0 1 ") + flags), "are not one of r|w then R|P|O");
+  }
+  // A piece: a read's, '/' then 1 to 1048576 bytes in at most 7 digits.
+  for (const char* flags : {"wR/64", "rP/", "rP/0", "rP/x4", "rP/64x", "rP/1048577", "rP/99999999", "rP/-1", "rP//64"}) {
+    SCOPED_TRACE(flags);
+    EXPECT_REFUSED(one_tile(std::string("0 0 64 0 1 ") + flags), "is not a read's piece");
   }
   // A span cut short (no flags) is a malformed span.
   EXPECT_REFUSED(one_tile("0 0 64 0 1"), "expected 'BUFFER OFFSET BYTES STRIDE COUNT FLAGS'");

@@ -293,6 +293,50 @@ TEST(LocalitySim, TheNearSideCopiesAFarSectorFromItsSecondRequest) {
   EXPECT_EQ(p.total().dram_read_bytes, kSpan);
 }
 
+TEST(LocalitySim, AReadInPiecesHitsTheRestOfEachLineItsFirstPieceFilled) {
+  // One tile on side 1 reads the span once, in pieces: on a machine whose L2 fills a line on a
+  // partial miss, of each line's four sectors the first piece's miss (on the SMs' own side)
+  // and the rest hit, whichever side the line is homed on; the fabric lookups and DRAM reads
+  // are those of the whole line, as without pieces.
+  MachineModel m = both_slots_on_side_1();
+  m.line_fill_bytes = 128;
+  const std::uint64_t sectors = kSpan / 32;
+  auto run = [&](std::uint64_t piece, const MachineModel& mm) {
+    LaunchBuilder b({1, 1});
+    b.tile().read(0, 0, kSpan, 0, 1, SpanWalk::once, piece);
+    return simulate_launch(b.build(), {}, mm, one_at_a_time());
+  };
+  const LaunchPrediction whole = run(0, m);
+  EXPECT_EQ(whole.dies[1].requests, sectors);
+  EXPECT_EQ(whole.dies[1].hits, 0u);
+  const std::uint64_t far = whole.dies[0].fabric_read_requests;
+  EXPECT_GT(far, sectors / 4);
+  for (const auto& [piece, hit_sectors_per_line] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{{64, 2}, {32, 3}, {40, 2}}) {
+    SCOPED_TRACE(piece);
+    const LaunchPrediction p = run(piece, m);
+    EXPECT_EQ(p.dies[1].requests, sectors);
+    EXPECT_EQ(p.dies[1].hits, sectors / 4 * hit_sectors_per_line);
+    EXPECT_EQ(p.dies[1].read_hits, p.dies[1].hits);
+    EXPECT_EQ(p.dies[0].fabric_read_requests, far);
+    EXPECT_EQ(p.dies[0].hits, 0u);
+    EXPECT_EQ(p.total().dram_read_bytes, kSpan);
+    EXPECT_EQ(p.total().cross_die_bytes, whole.total().cross_die_bytes);
+  }
+  // A piece of a line or more is the whole line; a machine that does not fill lines ignores pieces.
+  EXPECT_EQ(run(128, m).dies[1].hits, 0u);
+  EXPECT_EQ(run(4096, m).dies[1].hits, 0u);
+  EXPECT_EQ(run(64, both_slots_on_side_1()).dies[1].hits, 0u);
+  // Read again, the span hits in full either way.
+  LaunchBuilder b({1, 2});
+  b.tile().read(0, 0, kSpan, 0, 1, SpanWalk::once, 64);
+  b.tile().read(0, 0, kSpan, 0, 1, SpanWalk::once, 64);
+  SimOptions apart = one_at_a_time();
+  apart.stagger = false;
+  const LaunchPrediction twice = simulate_launch(b.build(), {}, m, apart);
+  EXPECT_EQ(twice.dies[1].requests, 2 * sectors);
+  EXPECT_EQ(twice.dies[1].hits, sectors / 2 + sectors);
+}
+
 TEST(LocalitySim, ARequestWhileTheFirstIsInFlightMergesWithIt) {
   // Two tiles on side 1 in lockstep (no stagger): tile 1 asks for each sector in the round
   // tile 0 did. A far-homed sector crosses once (tile 1 merges: a hit, nothing crosses, and

@@ -50,6 +50,8 @@ TEST(MachineModel, H100FromTheArchTable) {
   EXPECT_NE(m.provenance.at("limits").find("sm_90"), std::string::npos);
   EXPECT_EQ(m.provenance.count("dies"), 1u);
   EXPECT_EQ(m.provenance.count("l2_topology"), 1u);
+  EXPECT_EQ(m.line_fill_bytes, 128u);
+  EXPECT_EQ(m.provenance.at("line_fill_bytes").rfind("measured on the H100", 0), 0u) << m.provenance.at("line_fill_bytes");
 }
 
 TEST(MachineModel, A100HasLessSharedMemory) {
@@ -58,6 +60,8 @@ TEST(MachineModel, A100HasLessSharedMemory) {
   EXPECT_EQ(m.num_dies, 2);
   EXPECT_EQ(m.cus_per_die, 54);
   EXPECT_EQ(m.topology, L2Topology::home_sides);
+  EXPECT_EQ(m.line_fill_bytes, 128u);  // never measured on an A100: said so
+  EXPECT_EQ(m.provenance.at("line_fill_bytes").rfind("assumed", 0), 0u) << m.provenance.at("line_fill_bytes");
 }
 
 TEST(MachineModel, Mi300xFromTheArchTable) {
@@ -75,6 +79,7 @@ TEST(MachineModel, Mi300xFromTheArchTable) {
   EXPECT_TRUE(m.round_robin);  // documented: XCD = pid % 8
   EXPECT_NE(m.provenance.at("dispatch").find("pid % 8"), std::string::npos) << m.provenance.at("dispatch");
   EXPECT_EQ(m.provenance.count("mall_bytes"), 1u);
+  EXPECT_EQ(m.line_fill_bytes, 0u);  // not modelled on AMD
 }
 
 TEST(MachineModel, Mi250xGcdIsOneSharedL2) {

@@ -31,6 +31,7 @@ struct FootprintSpan {
   std::uint64_t count = 1;   // runs (> 0)
   bool write = false;
   SpanWalk walk = SpanWalk::runs;
+  std::uint64_t piece = 0;   // reads: bytes one load request takes of a run (0: a line or more)
 
   std::uint64_t total_bytes() const { return bytes * count; }  // bounded by the buffer check
   std::uint64_t end() const { return offset + (count - 1) * stride + bytes; }

@@ -52,6 +52,10 @@ struct MachineModel {
   L2Topology topology = L2Topology::shared;
   std::uint64_t mall_bytes = 0;    // a shared cache behind the L2s (MI300X Infinity Cache)
   unsigned sector_bytes = 32;      // the profiler's unit of L2 requests
+  // NVIDIA: a read from the SMs that misses part of a line fills the line (Nsight Compute books
+  // the rest as sector-promoted misses, outside its sectors), so the later pieces of a span read
+  // in pieces (FootprintSpan::piece) hit. 0: not modelled (AMD).
+  std::uint64_t line_fill_bytes = 0;
   ArchLimits limits;
   // Dispatch: round_robin -> die = pid % num_dies for every pid; otherwise slots: the first
   // wave's pid p goes to slot p (its die from first_wave_die when measured, else p % dies)
