@@ -118,7 +118,7 @@ Result<ProgramFootprint> parse_footprint(std::string_view text, const std::strin
           }
           if (!ok || s.piece == 0 || s.piece > (1u << 20))
             return fail(fmt::format("span {} of tile {}: '{}' is not a read's piece ('/' then 1 to 1048576 bytes)", k, id,
-                                    std::string(flags.substr(0, 12))));
+                                    std::string(flags.substr(0, 24))));
         }
         if (s.bytes == 0 || s.count == 0) return fail(fmt::format("span {} of tile {} is empty", k, id));
         if (s.count > limits.max_runs_per_span)
