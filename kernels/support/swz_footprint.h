@@ -28,7 +28,7 @@
 //   SwzWalk::once      all of it at the tile's start (an attention tile's Q rows).
 // A read may also say how many bytes of a run one load request takes at a time (`piece`, the
 // last argument of read(); 0, the default: a whole 128-byte line or more). Give it where loads
-// that bypass L1 (cp.async.cg, ld.global.cg) read a run in pieces smaller than a line, one
+// that bypass L1 (measured: cp.async.cg) read a run in pieces smaller than a line, one
 // k-slice after another: gemm_tc's 64-byte pieces of each row of A and Bt per stage (BK = 32
 // halfs). On the H100 such a piece that misses brings its whole line into the L2 (Nsight
 // Compute books the rest of the line as sector-promoted misses, outside its sectors), so the
