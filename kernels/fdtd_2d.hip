@@ -205,19 +205,26 @@ class Fdtd2dProgram : public SwzProgram {
   }
   const SwzFootprintSpec* footprint() const override { return &swz_footprint_spec(); }
   unsigned long long footprint_bytes(const SwzSize& s) const override {
-    // pristine ex, ey, hz read once + working ex, ey, hz
-    return 24ull * static_cast<unsigned long long>(s[0]) * s[1];
+    // Pristine ex, ey, hz read once + working ex, ey, hz; row 0 of the pristine ey is never
+    // read (ey's row 0 is set to fict).
+    const unsigned long long nx = static_cast<unsigned long long>(s[0]), ny = static_cast<unsigned long long>(s[1]);
+    return 24ull * nx * ny - 4ull * ny;
   }
-  // Per step: ey reads ey, hz and writes ey; ex reads ex, hz and writes ex; hz reads hz, ex,
-  // ey and writes hz. Step 0 reads the pristine copies, so each launch touches one field more.
+  // Exactly the bytes each launch touches (the footprint's union). Per step: ey reads ey (not
+  // its row 0, set to fict) and hz (when NX >= 2), writes ey; ex reads ex, hz (when NY >= 2),
+  // writes ex; hz reads hz, ex (not its last row) and ey (not its last column), neither when
+  // NX or NY is 1, writes hz. Step 0 reads the pristine copies, so each launch touches one
+  // field more; a step's working ey is written in place, so its row 0 counts as written.
   std::vector<unsigned long long> launch_footprints_bytes(const SwzSize& s) const override {
-    const unsigned long long f = 4ull * static_cast<unsigned long long>(s[0]) * s[1];  // one field
+    const unsigned long long nx = static_cast<unsigned long long>(s[0]), ny = static_cast<unsigned long long>(s[1]);
+    const unsigned long long f = 4ull * nx * ny;  // one field
     std::vector<unsigned long long> v;
     for (unsigned l = 0; l < swz_footprint_spec().launches(s); l += kKernelsPerStep) {
-      const unsigned long long extra = l == 0 ? f : 0;
-      v.push_back(2 * f + extra);  // ey
-      v.push_back(2 * f + extra);  // ex
-      v.push_back(3 * f + extra);  // hz
+      const bool first = l == 0;
+      const unsigned long long extra = first ? f : 0;
+      v.push_back(nx == 1 ? f : 2 * f + extra - (first ? 4 * ny : 0));                 // ey
+      v.push_back(2 * f + extra - (ny == 1 ? f : 0));                                    // ex
+      v.push_back(nx >= 2 && ny >= 2 ? 3 * f + extra - 4 * (nx + ny) : f + extra);       // hz
     }
     return v;
   }

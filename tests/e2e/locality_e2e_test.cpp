@@ -164,6 +164,24 @@ TEST_F(LocalityE2E, CheckPredictsEveryShippedKernelForMi300xWithoutAGpu) {
   std::printf("check --predict over the paper's ten kernels (gfx942, cold footprint cache, this build): %.1f s\n", s);
 }
 
+TEST_F(LocalityE2E, EveryShippedProgramsOwnByteCountsAgreeWithItsFootprint) {
+  // Built for `info` (nvcc), check compares each profiled launch's union of spans with the
+  // program's launch_footprints_bytes and fails the kernel on a difference: a shipped kernel
+  // must pass (fdtd_2d's counts once took whole fields and failed here).
+  if (nvcc_path().empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
+  std::vector<std::string> args = {"check", "--predict", "--arch", "sm_90"};
+  for (const char* k : {"black_scholes", "fdtd_2d", "fused_elementwise", "gemm", "layernorm", "smith_waterman", "softmax",
+                        "spmv", "stencil_2d", "transpose", "tc/gemm_tc", "tc/attention_fwd"})
+    args.push_back(kernel(std::string(k) + ".hip"));
+  auto r = run_cli(args, tmp.path(), locality_env(tmp), 600);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("one of them is wrong"), std::string::npos) << r.out;
+  std::size_t passed = 0;
+  for (std::size_t pos = 0; (pos = r.out.find("\nPASS ", pos)) != std::string::npos; ++pos) ++passed;
+  EXPECT_EQ(passed, 12u) << r.out;
+  EXPECT_NE(r.out.find("built for info with nvcc"), std::string::npos) << r.out;
+}
+
 TEST_F(LocalityE2E, TheLoopRecordsPredictionsAndRanksByThem) {
   auto k = copy_kernel(tmp, "gemm");
   auto args = fake_optimize_args(k, tmp / "run", 3);
