@@ -109,13 +109,9 @@ Result<ProgramFootprint> parse_footprint(std::string_view text, const std::strin
             (flags[1] != 'R' && flags[1] != 'P' && flags[1] != 'O') || (flags.size() > 2 && flags[2] != '/'))
           return fail(fmt::format("span {} of tile {}: flags '{}' are not one of r|w then R|P|O", k, id,
                                   std::string(flags.substr(0, 8))));
-        if (flags.size() > 2) {  // a read's piece: "/BYTES", 1 to 2^20
-          const std::string_view p = flags.substr(2);
-          bool ok = flags[0] == 'r' && p.size() >= 2 && p.size() <= 8 && p[0] == '/';
-          for (std::size_t i = 1; ok && i < p.size(); ++i) {
-            ok = p[i] >= '0' && p[i] <= '9';
-            if (ok) s.piece = s.piece * 10 + static_cast<std::uint64_t>(p[i] - '0');
-          }
+        if (flags.size() > 2) {  // a read's piece: "/BYTES", 1 to 2^20 (flags[2] is the '/')
+          Cursor piece(flags.substr(3));
+          const bool ok = flags[0] == 'r' && piece.number(s.piece) && piece.at_end();
           if (!ok || s.piece == 0 || s.piece > (1u << 20))
             return fail(fmt::format("span {} of tile {}: '{}' is not a read's piece ('/' then 1 to 1048576 bytes)", k, id,
                                     std::string(flags.substr(0, 24))));

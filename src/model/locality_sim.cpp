@@ -164,8 +164,9 @@ struct Sim {
   // L2 fills a line on a partial miss: of the units `missing` on the SMs' own side, those past
   // the first piece of each line come after that piece's fill and hit. Returns how many.
   std::uint64_t filled_by_first_piece(std::uint64_t missing, unsigned piece_units) const {
+    if (!piece_units || !missing) return 0;  // nearly every access: no division on the hot path
     const std::uint64_t L = m.line_fill_bytes / U;
-    if (!piece_units || !missing || L <= piece_units || L == 0 || L > 64 || 64 % L) return 0;
+    if (L <= piece_units || L > 64 || 64 % L) return 0;
     const std::uint64_t line = L == 64 ? ~0ull : (1ull << L) - 1;
     std::uint64_t later = 0;
     for (std::uint64_t q = 0; q < 64; q += L) {
@@ -290,6 +291,11 @@ constexpr std::uint64_t kWriteBit = 1ull << 63;
 constexpr unsigned kPieceShift = 56;
 constexpr std::uint64_t kPieceMask = 0x7Full << kPieceShift;
 constexpr std::uint64_t kMetaBits = kWriteBit | kPieceMask;
+
+// One access, its key as touch() encodes it, to the simulator.
+void issue(Sim& sim, int die, int cu, std::uint64_t key, std::uint64_t mask) {
+  sim.access(die, cu, key & ~kMetaBits, mask, (key & kWriteBit) != 0, static_cast<unsigned>((key & kPieceMask) >> kPieceShift));
+}
 
 }  // namespace
 
@@ -466,13 +472,9 @@ LaunchPrediction LaunchSimulator::run(const std::vector<std::uint32_t>& pid_to_t
   auto run_phase = [&](int die, int cu, std::uint64_t t, unsigned p) {
     if (x.kept) {
       const std::uint64_t i0 = x.phase_begin[x.tile_base[t] + p], i1 = x.phase_begin[x.tile_base[t] + p + 1];
-      for (std::uint64_t i = i0; i < i1; ++i)
-        sim.access(die, cu, x.acc[i].key & ~kMetaBits, x.acc[i].mask, (x.acc[i].key & kWriteBit) != 0,
-                   static_cast<unsigned>((x.acc[i].key & kPieceMask) >> kPieceShift));
+      for (std::uint64_t i = i0; i < i1; ++i) issue(sim, die, cu, x.acc[i].key, x.acc[i].mask);
     } else {
-      x.phase_accesses(t, p, x.phases[t], [&](std::uint64_t key, std::uint64_t mask) {
-        sim.access(die, cu, key & ~kMetaBits, mask, (key & kWriteBit) != 0, static_cast<unsigned>((key & kPieceMask) >> kPieceShift));
-      });
+      x.phase_accesses(t, p, x.phases[t], [&](std::uint64_t key, std::uint64_t mask) { issue(sim, die, cu, key, mask); });
     }
   };
 
