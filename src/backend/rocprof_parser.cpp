@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -202,7 +203,8 @@ Result<RocprofAgentInfo> parse_rocprof_agent_info_text(std::string_view csv) {
 
   auto get_int = [&](std::optional<std::size_t> c) -> std::optional<int> {
     if (!c) return std::nullopt;
-    auto v = parse_number(f[*c]);
+    // A value that is not a whole number an int holds counts as absent.
+    auto v = parse_whole_number(f[*c], std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
     if (!v) return std::nullopt;
     return static_cast<int>(*v);
   };

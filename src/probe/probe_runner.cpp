@@ -106,8 +106,8 @@ Result<std::vector<NcuLaunch>> parse_ncu_launches(std::string_view text) {
     const auto& f = (*rows)[i].fields;
     const auto need = static_cast<std::size_t>(std::max({c_id, c_kernel, c_metric, c_value}));
     if (f.size() <= need) continue;  // a stray line after the table (==PROF== / ==WARNING==)
-    const auto id = parse_number(f[c_id]);
-    if (!id || *id < 0 || *id != std::floor(*id)) continue;  // not a table row
+    const auto id = parse_whole_number(f[c_id], 0, 1ll << 53);
+    if (!id) continue;  // not a table row
     const auto value = parse_number(f[c_value]);
     if (!value)
       return make_error(fmt::format("ncu CSV line {}: {} has no readable value ('{}')", (*rows)[i].line, f[c_metric], f[c_value]));

@@ -2,6 +2,7 @@
 #include "swizzleperf/util/csv.h"
 
 #include <charconv>
+#include <cmath>
 #include <string>
 
 namespace swz {
@@ -184,6 +185,20 @@ std::optional<double> parse_number(std::string_view text) {
   auto [ptr, ec] = std::from_chars(first, last, value, std::chars_format::general);
   if (ec != std::errc{} || ptr != last) return std::nullopt;
   return value;
+}
+
+std::optional<long long> parse_whole_number(std::string_view text, long long lo, long long hi) {
+  const auto v = parse_number(text);
+  // Compared as doubles first. A double converts to long long without undefined
+  // behaviour only strictly inside (-2^63 - 1, 2^63); double(hi) may round up to
+  // 2^63, so that bound is checked on its own. The exact bounds are checked after.
+  constexpr double two_to_63 = 9223372036854775808.0;
+  if (!v || *v != std::floor(*v) || *v < -two_to_63 || *v >= two_to_63 || *v < static_cast<double>(lo) ||
+      *v > static_cast<double>(hi))
+    return std::nullopt;
+  const auto whole = static_cast<long long>(*v);
+  if (whole < lo || whole > hi) return std::nullopt;
+  return whole;
 }
 
 }  // namespace swz

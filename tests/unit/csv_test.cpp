@@ -1,6 +1,8 @@
-// Tests for the RFC 4180 reader and parse_number.
+// Tests for the RFC 4180 reader, parse_number and parse_whole_number.
 #include "swizzleperf/util/csv.h"
 
+#include <climits>
+#include <cstdint>
 #include <gtest/gtest.h>
 
 namespace swz {
@@ -100,6 +102,23 @@ TEST(ParseNumber, RejectsWhatIsNotANumber) {
                         "1e", "-", ".", "0x10", "1 2", "1,234,5"}) {
     EXPECT_FALSE(parse_number(s).has_value()) << "'" << s << "'";
   }
+}
+
+TEST(ParseWholeNumber, WholeNumbersInsideTheRange) {
+  EXPECT_EQ(parse_whole_number("12", 0, 100), 12);
+  EXPECT_EQ(parse_whole_number("1.5e+03", 0, 10000), 1500);
+  EXPECT_EQ(parse_whole_number("-3", -3, 3), -3);
+  EXPECT_EQ(parse_whole_number("2147483647", INT32_MIN, INT32_MAX), 2147483647);
+  EXPECT_EQ(parse_whole_number("9,007,199,254,740,992", 0, 1ll << 53), 1ll << 53);
+}
+
+TEST(ParseWholeNumber, RefusesFractionsAndValuesOutsideTheRange) {
+  for (const char* s : {"2.5", "101", "-1", "6.66667e+100", "-1e300", "n/a", ""})
+    EXPECT_FALSE(parse_whole_number(s, 0, 100).has_value()) << "'" << s << "'";
+  EXPECT_FALSE(parse_whole_number("2147483648", INT32_MIN, INT32_MAX).has_value());
+  // The widest range: 2^63 is one past it and must not be converted.
+  EXPECT_FALSE(parse_whole_number("9.3e18", LLONG_MIN, LLONG_MAX).has_value());
+  EXPECT_EQ(parse_whole_number("4e18", LLONG_MIN, LLONG_MAX), 4000000000000000000ll);
 }
 
 }  // namespace

@@ -196,6 +196,22 @@ TEST(RocprofAgentInfo, Errors) {
   EXPECT_NE(cut.error().message.find("line 2"), std::string::npos);
 }
 
+// A number no int holds was converted to int, which is undefined behaviour
+// (found by tests/fuzz/fuzz_rocprof_csv): it now counts as no value.
+TEST(RocprofAgentInfo, NumbersOutsideAnIntAreNoValue) {
+  auto huge_cu = parse_rocprof_agent_info("\"Name\",\"Cu_Count\"\n\"gfx942\",6.66667e+100\n");
+  ASSERT_FALSE(huge_cu.ok());
+  EXPECT_NE(huge_cu.error().message.find("no valid Cu_Count"), std::string::npos) << huge_cu.error().message;
+  auto huge_target = parse_rocprof_agent_info("\"Agent_Type\",\"Gfx_Target_Version\",\"Cu_Count\"\n\"GPU\",1e300,304\n");
+  ASSERT_FALSE(huge_target.ok());
+  EXPECT_NE(huge_target.error().message.find("no gfx architecture"), std::string::npos) << huge_target.error().message;
+  auto r = parse_rocprof_agent_info("\"Name\",\"Cu_Count\",\"Num_Xcc\",\"Node_Id\"\n\"gfx942\",304,2147483648,-3e9\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->cu_count, 304);
+  EXPECT_FALSE(r->num_xcc.has_value());
+  EXPECT_FALSE(r->node_id.has_value());
+}
+
 // An error echoed a quoted field spanning lines, so it had two lines (found by
 // tests/fuzz/fuzz_rocprof_csv): every error is one line.
 TEST(RocprofParser, FuzzRegressionInputsGiveAValueOrAOneLineError) {

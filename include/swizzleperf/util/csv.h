@@ -36,5 +36,11 @@ std::vector<std::string> split_csv_line(std::string_view line);
 // "", "n/a", "1,23", "abc", "inf" -> std::nullopt.
 std::optional<double> parse_number(std::string_view text);
 
+// A parse_number that is a whole number within [lo, hi], else std::nullopt:
+// "12" -> 12, "1.5e+03" -> 1500; "2.5", "6.7e+100" (outside the range) -> none.
+// Use it before any conversion to an integer type, where a value out of the
+// type's range would be undefined behaviour.
+std::optional<long long> parse_whole_number(std::string_view text, long long lo, long long hi);
+
 
 }  // namespace swz
