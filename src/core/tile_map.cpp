@@ -12,13 +12,23 @@ void to_json(nlohmann::json& j, const TileMap& t) {
   if (!t.pid.empty()) j["pid"] = t.pid;
 }
 
+namespace {
+// A dimension from a history file (text a user may edit): an integer from 0 to
+// 2^31. A float is never converted (1e300 as unsigned is undefined behaviour).
+unsigned dimension(const nlohmann::json& v) {
+  if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > (1ll << 31))
+    throw nlohmann::json::other_error::create(501, "tile_map dimensions must be integers from 0 to 2^31", &v);
+  return static_cast<unsigned>(v.get<long long>());
+}
+}  // namespace
+
 void from_json(const nlohmann::json& j, TileMap& t) {
-  t.grid_m = j.at("grid").at(0).get<unsigned>();
-  t.grid_n = j.at("grid").at(1).get<unsigned>();
-  t.view_m = j.at("view").at(0).get<unsigned>();
-  t.view_n = j.at("view").at(1).get<unsigned>();
-  t.rows = j.at("cells").at(0).get<unsigned>();
-  t.cols = j.at("cells").at(1).get<unsigned>();
+  t.grid_m = dimension(j.at("grid").at(0));
+  t.grid_n = dimension(j.at("grid").at(1));
+  t.view_m = dimension(j.at("view").at(0));
+  t.view_n = dimension(j.at("view").at(1));
+  t.rows = dimension(j.at("cells").at(0));
+  t.cols = dimension(j.at("cells").at(1));
   t.num_dies = j.value("num_dies", 1);
   t.die = j.at("die").get<std::vector<int>>();
   t.purity = j.at("purity").get<std::vector<int>>();

@@ -193,8 +193,25 @@ std::string message_content(const nlohmann::json& message) {
   return {};
 }
 
+// A token count from the server's reply (untrusted): a whole number from 0 to
+// 2^53, else 0. A float such as 1e300 is never converted to long (undefined
+// behaviour), and a negative or fractional count is no count.
 long number_or_zero(const nlohmann::json& j, const char* key) {
-  if (j.is_object() && j.contains(key) && j[key].is_number()) return j[key].get<long>();
+  if (!j.is_object() || !j.contains(key)) return 0;
+  const auto& v = j[key];
+  constexpr double kMax = 9007199254740992.0;  // 2^53
+  if (v.is_number_unsigned()) {
+    const auto x = v.get<unsigned long long>();
+    return x <= static_cast<unsigned long long>(kMax) ? static_cast<long>(x) : 0;
+  }
+  if (v.is_number_integer()) {
+    const auto x = v.get<long long>();
+    return x >= 0 && x <= static_cast<long long>(kMax) ? static_cast<long>(x) : 0;
+  }
+  if (v.is_number_float()) {
+    const double x = v.get<double>();
+    return x >= 0 && x <= kMax && x == std::floor(x) ? static_cast<long>(x) : 0;
+  }
   return 0;
 }
 

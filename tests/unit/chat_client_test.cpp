@@ -362,6 +362,29 @@ TEST_F(ChatClientTest, ParsesRefusalNullContentAndContentParts) {
   EXPECT_EQ(b->usage.total_tokens, 0);
 }
 
+// Token counts are the server's text: 1e300 as a long was undefined behaviour.
+// Anything but a whole number from 0 to 2^53 counts as no count; the reply stands.
+TEST_F(ChatClientTest, TokenCountsThatAreNotCountsAreZero) {
+  nlohmann::json body = test::completion_body("ok", "stop");
+  body["usage"] = {{"prompt_tokens", 1e300}, {"completion_tokens", -5}, {"total_tokens", 2.5}};
+  server.push(ScriptedReply{200, {}, body.dump()});
+  nlohmann::json fine = test::completion_body("ok", "stop");
+  fine["usage"] = {{"prompt_tokens", 7.0}, {"completion_tokens", 18446744073709551615ull}, {"total_tokens", "9"}};
+  server.push(ScriptedReply{200, {}, fine.dump()});
+  ChatClient client(options(), sleeps.fn());
+  auto a = client.complete(simple_request());
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_EQ(a->content, "ok");
+  EXPECT_EQ(a->usage.prompt_tokens, 0);
+  EXPECT_EQ(a->usage.completion_tokens, 0);
+  EXPECT_EQ(a->usage.total_tokens, 0);
+  auto b = client.complete(simple_request());
+  ASSERT_TRUE(b) << b.error().message;
+  EXPECT_EQ(b->usage.prompt_tokens, 7);
+  EXPECT_EQ(b->usage.completion_tokens, 0);
+  EXPECT_EQ(b->usage.total_tokens, 7);  // no total: the sum of the parts
+}
+
 TEST(ChatClientBackoff, GrowsExponentiallyWithJitterUnderTheCap) {
   EXPECT_DOUBLE_EQ(backoff_seconds(0, 0.5, 8, 0.0), 0.5);
   EXPECT_DOUBLE_EQ(backoff_seconds(1, 0.5, 8, 0.0), 1.0);

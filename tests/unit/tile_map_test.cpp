@@ -71,5 +71,19 @@ TEST(TileMap, JsonRoundTripAndMismatchedArraysAreRefused) {
   EXPECT_THROW(j.get<TileMap>(), nlohmann::json::exception);
 }
 
+// A history file is text a user may edit: a dimension that is a float, negative
+// or huge is refused (1e300 converted to unsigned was undefined behaviour).
+TEST(TileMap, DimensionsThatAreNotCountsAreRefused) {
+  const nlohmann::json good = identity_tile_map({3, 5}, round_robin(2));
+  for (const nlohmann::json bad : {nlohmann::json(1e300), nlohmann::json(3.0), nlohmann::json(-1),
+                                   nlohmann::json(1ll << 40), nlohmann::json("3")}) {
+    for (const char* key : {"grid", "view", "cells"}) {
+      nlohmann::json j = good;
+      j[key][0] = bad;
+      EXPECT_THROW(j.get<TileMap>(), nlohmann::json::exception) << key << " " << bad.dump();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace swz
