@@ -492,10 +492,16 @@ LaunchPrediction LaunchSimulator::run(const std::vector<std::uint32_t>& pid_to_t
   std::vector<std::uint64_t> next_of_die(D, 0);  // round robin: the next pid index of each die's queue
   std::uint64_t next_pid = 0;
   const std::uint64_t CUs = static_cast<std::uint64_t>(m.cus_per_die) * D;
+  // Slots are in the first wave's pid order: slot s takes pid s first, so the staggered
+  // starts and each round's order (which decides, say, which XCD's miss fills the Infinity
+  // Cache) follow the dispatch order. On round robin, slot s is on die s % D, the
+  // (s / D)-th slot of that die; die-major slots started die 0's whole first wave before
+  // die 1's pid 1 and made die 0 the first reader of every shared line.
   for (std::uint64_t s = 0; s < S; ++s) {
     if (m.round_robin) {
-      slots[s].die = static_cast<int>(s / per_die);
-      slots[s].cu = static_cast<int>(static_cast<std::uint64_t>(slots[s].die) * m.cus_per_die + (s % per_die) % m.cus_per_die);
+      const auto dies = static_cast<std::uint64_t>(D);
+      slots[s].die = static_cast<int>(s % dies);
+      slots[s].cu = static_cast<int>(static_cast<std::uint64_t>(slots[s].die) * m.cus_per_die + (s / dies) % m.cus_per_die);
     } else {
       slots[s].cu = static_cast<int>(s % CUs);  // the first wave: one block per SM, then the next round
       slots[s].die = !m.first_wave_die.empty() ? std::clamp(m.first_wave_die[s % CUs % m.first_wave_die.size()], 0, D - 1)

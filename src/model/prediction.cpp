@@ -97,7 +97,7 @@ std::string render_prediction(const Prediction& p) {
   if (multi)
     for (std::size_t i = 0; i < p.dies.size(); ++i) row(std::to_string(i), p.dies[i]);
   row("total", p.total);
-  out += fmt::format("  L2 requests in {}s; simulated in {:.2f} s\n", p.unit, p.seconds);
+  out += fmt::format("  L2 requests counted per {}; simulated in {:.2f} s\n", p.unit, p.seconds);
   return out;
 }
 

@@ -207,6 +207,32 @@ TEST(LocalitySim, TheInfinityCacheServesWhatAnotherXcdFetched) {
   EXPECT_EQ(p.dies[1].cross_die_bytes, kSpan);  // bytes die 0's fetch brought in
 }
 
+// Round robin starts the first wave in pid order: pid 1 (XCD 1) before pid 2 (XCD 0's
+// second tile), so of the two, XCD 1 reads a line they share first and fills the Infinity
+// Cache. (Slots ordered die by die had all of XCD 0's first wave go first, so XCD 0 paid
+// every shared DRAM read of an order.)
+TEST(LocalitySim, RoundRobinStartsTheFirstWaveInPidOrder) {
+  MachineModel m = test_machine(2, L2Topology::private_per_die, 16 << 20, 1, 128, true);
+  m.mall_bytes = 64 << 20;
+  LaunchBuilder b({1, 4});
+  b.tile().read(0, 0, kSpan);          // pid 0, XCD 0
+  b.tile().read(1, 0, kSpan);          // pid 1, XCD 1: the shared span
+  b.tile().read(1, 0, kSpan);          // pid 2, XCD 0
+  b.tile().read(0, 1 << 20, kSpan);    // pid 3, XCD 1
+  SimOptions o;
+  o.resident_override = 2;
+  o.model_l1 = false;
+  for (const bool stagger : {true, false}) {
+    o.stagger = stagger;
+    const LaunchPrediction p = simulate_launch(b.build(), {}, m, o);
+    ASSERT_EQ(p.dies.size(), 2u);
+    EXPECT_EQ(p.dies[0].dram_read_bytes, kSpan) << stagger;      // its own span only
+    EXPECT_EQ(p.dies[0].cross_die_bytes, kSpan) << stagger;      // the shared one, XCD 1's fill
+    EXPECT_EQ(p.dies[1].dram_read_bytes, 2 * kSpan) << stagger;  // the shared span and pid 3's
+    EXPECT_EQ(p.dies[1].cross_die_bytes, 0u) << stagger;
+  }
+}
+
 TEST(LocalitySim, HomeSidesLookUpTheOtherSideAcrossTheFabric) {
   // Two sides, slot dispatch (first wave: pid p on side p % 2); tile 0 (side 0) reads the span,
   // then tile 1 (side 1, its start staggered half a tile later). Every sector: one DRAM read;

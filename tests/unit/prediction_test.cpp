@@ -238,7 +238,7 @@ TEST(Prediction, RenderSaysItIsAPredictionWithARowPerDieAndATotal) {
   EXPECT_NE(out.find("33.33"), std::string::npos) << out;
   EXPECT_NE(out.find("1.5 MB"), std::string::npos) << out;
   EXPECT_NE(out.find("2.0 kB"), std::string::npos) << out;
-  EXPECT_NE(out.find("L2 requests in sector (32 B)s"), std::string::npos) << out;
+  EXPECT_NE(out.find("L2 requests counted per sector (32 B)"), std::string::npos) << out;
   // One die: no die rows and no cross-die column, still a total row.
   Prediction one = hand_made();
   one.dies = {one.total};
