@@ -1,6 +1,7 @@
 // HIP backend. rocprofv3 writes PREFIX_counter_collection.csv somewhere under
 // the output dir (versions differ in nesting), so the file is searched for.
 #include "swizzleperf/backend/hip_backend.h"
+#include "swizzleperf/util/csv.h"
 #include "swizzleperf/util/file_io.h"
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "swizzleperf/backend/amdgpu_code_object_parser.h"
 #include "swizzleperf/backend/rocprof_parser.h"
 
 namespace swz {
@@ -56,6 +58,61 @@ Result<BuildResult> HipBackend::build(const BuildRequest& req) {
     }
   }
   return run_compiler(build_argv(req, compiler_path()), "hipcc");
+}
+
+std::string HipBackend::readelf_path() const {
+  const std::string hipcc = find_executable(compiler_path()).string();
+  if (!hipcc.empty()) {
+    std::error_code ec;
+    const fs::path rocm = fs::canonical(hipcc, ec).parent_path().parent_path() / "llvm" / "bin" / "llvm-readelf";
+    if (!ec && !find_executable(rocm.string()).empty()) return rocm.string();
+  }
+  if (const auto on_path = find_executable("llvm-readelf"); !on_path.empty()) return on_path.string();
+  // Debian's hipcc uses the versioned LLVM in /usr/lib/llvm-N, whose tools are not on PATH.
+  std::string best;
+  int best_version = -1;
+  std::error_code ec;
+  for (fs::directory_iterator it("/usr/lib", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind("llvm-", 0) != 0) continue;
+    const auto version = parse_whole_number(name.substr(5), 0, 1000);
+    const fs::path tool = it->path() / "bin" / "llvm-readelf";
+    if (version && *version > best_version && !find_executable(tool.string()).empty()) {
+      best_version = static_cast<int>(*version);
+      best = tool.string();
+    }
+  }
+  return best;
+}
+
+Result<std::vector<KernelResources>> HipBackend::resource_usage(const fs::path& exe) {
+  const std::string readelf = readelf_path();
+  if (readelf.empty()) return make_error("llvm-readelf not found (beside hipcc's LLVM, on PATH or in /usr/lib/llvm-*/bin)");
+  std::error_code ec;
+  const auto bytes = fs::file_size(exe, ec);
+  if (ec) return make_error("cannot read " + exe.string() + ": " + ec.message());
+  if (bytes > (2ull << 30)) return make_error(fmt::format("{} is {} bytes: the code objects of a program over 2 GiB are not read", exe.string(), bytes));
+  auto file = read_file(exe);
+  if (!file) return file.error();
+  auto objects = amdgcn_code_objects(*file);
+  if (!objects) return make_error(exe.string() + ": " + objects.error().message);
+  std::vector<KernelResources> report;
+  for (std::size_t k = 0; k < objects->size(); ++k) {
+    const auto& co = (*objects)[k];
+    // The code object beside the program, read and removed: llvm-readelf takes a file.
+    const fs::path path = exe.string() + fmt::format(".amdgcn-{}.co", k);
+    if (auto st = write_file_atomic(path, file->substr(co.offset, co.size)); !st) return st.error();
+    ProcessSpec spec;
+    spec.argv = {readelf, "--notes", path.string()};
+    spec.timeout = std::chrono::seconds(60);
+    const auto r = runner_.run(spec);
+    fs::remove(path, ec);
+    if (!r.success()) return make_error("llvm-readelf --notes failed on " + co.triple + ": " + r.describe() + ": " + tail_lines(r.err + r.out, 1));
+    auto kernels = parse_amdgpu_metadata_notes(r.out);
+    report.insert(report.end(), kernels.begin(), kernels.end());
+  }
+  if (report.empty()) return make_error("llvm-readelf printed no kernel's metadata for " + exe.string());
+  return report;
 }
 
 Result<HardwareProfile> HipBackend::query_device(const fs::path& work_dir) {

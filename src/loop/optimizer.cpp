@@ -23,7 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Registers per thread from the compiler's own report of the baseline's build: a footprint
+// Registers per thread from the compiler's own report of the baseline's build (cuobjdump on
+// NVIDIA, the code objects' metadata on AMD: VGPRs + AGPRs per lane): a footprint
 // section can only declare a bound (__launch_bounds__), and residency follows the real count
 // (gemm_tc: 255 per thread, one block per SM). Every simulated launch takes the most registers
 // among the kernels the program's kernel_regex matches; where no report can be had (another
@@ -44,7 +45,7 @@ void use_compiler_registers(Backend& backend, const fs::path& exe, const std::st
   }
   for (auto& l : fp.launches) l.block.registers = m->registers;
   machine.provenance["registers"] = fmt::format("compiler report ({}): {} per thread, the most of the {} kernel(s) matching '{}'",
-                                                backend.name() == "cuda" ? "cuobjdump" : backend.name(), m->registers,
+                                                backend.name() == "cuda" ? "cuobjdump" : backend.name() == "hip" ? "llvm-readelf --notes" : backend.name(), m->registers,
                                                 m->functions, kernel_regex);
 }
 

@@ -4,6 +4,8 @@
 //     and with the real nvcc for sm_90 through `--backend cuda`;
 //   - the support programs (device_query.hip, xcc_probe.hip) compile with hipcc
 //     directly, and xcc_probe builds to its "AMD only" stub with nvcc;
+//   - the hip backend reads each kernel's registers from the built program's code
+//     objects (llvm-readelf --notes), the same counts the compiler's own remarks give;
 //   - `swizzleperf optimize --backend hip` with no rocprofv3 (or no hipcc)
 //     fails with one clear line.
 // Tests that need a compiler skip (with the reason) when it is not installed.
@@ -15,11 +17,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "support/fixtures.h"
+#include "swizzleperf/backend/hip_backend.h"
+#include "swizzleperf/util/csv.h"
 #include "swizzleperf/util/process.h"
 
 namespace swz::test {
@@ -131,6 +136,58 @@ void expect_clean_hipcc_compile(const std::string& file, const fs::path& out) {
   ASSERT_TRUE(r.success()) << file << ": hipcc " << r.describe() << "\n" << r.out << r.err;
   EXPECT_EQ((r.out + r.err).find("warning"), std::string::npos) << r.out << r.err;
   EXPECT_TRUE(is_executable_file(out)) << out;
+}
+
+// The registers the locality model takes on AMD: read back from the built gemm's code
+// object, they must equal VGPRs + AGPRs in the compiler's own remarks for that kernel
+// (-Rpass-analysis=kernel-resource-usage, a second and independent report).
+TEST(AmdBuild, RegistersReadFromTheProgramMatchTheCompilersRemarks) {
+  const auto compiler = hipcc_path();
+  if (compiler.empty()) GTEST_SKIP() << "hipcc not found on PATH or in /opt/rocm/bin";
+  RealProcessRunner runner;
+  ToolOptions tools;
+  tools.compiler = compiler;
+  HipBackend backend(runner, tools);
+  if (backend.readelf_path().empty()) GTEST_SKIP() << "llvm-readelf not found";
+  TempDir tmp;
+  const auto gemm = source_dir() / "kernels" / "gemm.hip";
+  const auto exe = tmp / "gemm";
+  const std::vector<std::string> common = {compiler, "-std=c++17", "-O3", "--offload-arch=gfx940",
+                                           "-I" + (source_dir() / "kernels" / "support").string(), "-DSWZ_NUM_DIES=8"};
+  auto build = common;
+  build.insert(build.end(), {"-o", exe.string(), gemm.string()});
+  auto b = run_tool(build, 600);
+  ASSERT_TRUE(b.success()) << b.describe() << "\n" << b.err;
+  auto remarks = common;
+  remarks.insert(remarks.end(), {"-Rpass-analysis=kernel-resource-usage", "-c", "-o", (tmp / "gemm.o").string(), gemm.string()});
+  auto r = run_tool(remarks, 600);
+  ASSERT_TRUE(r.success()) << r.describe() << "\n" << r.err;
+  // "remark: Function Name: _Z11gemm_kernel...", then "remark:     VGPRs: N", "AGPRs: N".
+  long long vgprs = -1, agprs = -1;
+  bool in_gemm = false;
+  for (const auto& line : lines_of(r.err)) {
+    if (line.find("remark: Function Name: ") != std::string::npos) in_gemm = line.find("gemm_kernel") != std::string::npos;
+    if (!in_gemm) continue;
+    for (auto [key, out] : {std::pair{"VGPRs: ", &vgprs}, std::pair{"AGPRs: ", &agprs}}) {
+      const auto at = line.find(key);
+      if (at == std::string::npos) continue;
+      const auto num = line.substr(at + std::strlen(key), line.find(' ', at + std::strlen(key)) - at - std::strlen(key));
+      *out = parse_whole_number(num, 0, 1 << 20).value_or(-1);
+    }
+  }
+  ASSERT_GT(vgprs, 0) << "no VGPRs remark for gemm_kernel:\n" << r.err.substr(0, 4000);
+  ASSERT_GE(agprs, 0);
+  auto report = backend.resource_usage(exe);
+  ASSERT_TRUE(report) << report.error().message;
+  const auto k = std::find_if(report->begin(), report->end(), [](const KernelResources& x) { return x.function.find("gemm_kernel") != std::string::npos; });
+  ASSERT_NE(k, report->end());
+  EXPECT_EQ(k->registers, static_cast<unsigned>(vgprs + agprs));
+  EXPECT_GT(k->shared_bytes, 0u);  // gemm's tiles are in LDS
+  EXPECT_FALSE(fs::exists(exe.string() + ".amdgcn-0.co"));  // the extracted object is removed
+  // A program with no device code: one clear error.
+  auto host_only = backend.resource_usage(fs::path("/bin/true"));
+  ASSERT_FALSE(host_only);
+  EXPECT_NE(host_only.error().message.find("no AMD code object"), std::string::npos) << host_only.error().message;
 }
 
 TEST(AmdBuild, DeviceQueryCompilesForGfx940) {

@@ -15,6 +15,12 @@ class HipBackend final : public Backend {
   Result<HardwareProfile> query_device(const fs::path& work_dir) override;
   Result<BuildResult> build(const BuildRequest& request) override;
   Result<Metrics> profile(const ProfileRequest& request) override;
+  // Every kernel's registers (VGPRs + AGPRs), static LDS and scratch, from the code
+  // objects in the program's offload bundles, read with llvm-readelf --notes.
+  Result<std::vector<KernelResources>> resource_usage(const fs::path& exe) override;
+  // llvm-readelf: beside a ROCm hipcc (../llvm/bin), on PATH, or Debian's
+  // /usr/lib/llvm-N/bin (the newest N); empty when none is found.
+  std::string readelf_path() const;
 
   std::vector<std::string> build_argv(const BuildRequest& request, const std::string& compiler) const;
   std::vector<std::string> profile_argv(const ProfileRequest& request, const std::string& rocprof,
