@@ -73,8 +73,12 @@ class Fdtd2dFootprint : public SwzFootprintSpec {
     return {(s[0] + kTile - 1ull) / kTile, (s[1] + kTile - 1ull) / kTile};
   }
   // No shared memory; __launch_bounds__(256) alone bounds registers at 256, no tighter than
-  // the per-thread maximum: 0 (unknown).
-  SwzBlockUse block(const SwzSize&, unsigned) const override { return {kThreads, 0, 0}; }
+  // the per-thread maximum: 0 (unknown). Each launch names its kernel, so the compiler's
+  // count for that kernel applies to it.
+  SwzBlockUse block(const SwzSize&, unsigned launch) const override {
+    static const char* const kernel[kKernelsPerStep] = {"fdtd_ey_kernel", "fdtd_ex_kernel", "fdtd_hz_kernel"};
+    return {kThreads, 0, 0, kernel[launch % kKernelsPerStep]};
+  }
   const char* size_error(const SwzSize& s) const override {
     if (s[0] >= (1ll << 31) - kTile || s[1] >= (1ll << 31) - kTile)
       return "NX and NY must be below 2^31 - 32";

@@ -54,9 +54,11 @@ class SoftmaxFootprint : public SwzFootprintSpec {
   }
   // 256 threads; shared memory: launch 0 the float sh[kThreads] of the block reductions,
   // launch 1 the float stats[2]. __launch_bounds__(256) alone bounds registers at 256, no
-  // tighter than the per-thread maximum: 0 (unknown).
+  // tighter than the per-thread maximum: 0 (unknown). Each launch names its kernel, so the
+  // compiler's count for that kernel applies to it.
   SwzBlockUse block(const SwzSize&, unsigned launch) const override {
-    return {kThreads, launch == 0 ? 4ull * kThreads : 4ull * 2, 0};
+    return {kThreads, launch == 0 ? 4ull * kThreads : 4ull * 2, 0,
+            launch == 0 ? "softmax_partials_kernel" : "softmax_normalize_kernel"};
   }
   // Sizes must fit the kernels' int indexing and a 1-D grid.
   const char* size_error(const SwzSize& s) const override {

@@ -43,8 +43,8 @@
 // prints, for the size (default: default_size()), first the buffers
 //   {"buffers":[{"name":"A","bytes":..},..]}
 // then one header JSON line per launch
-//   {"launch":L,"grid":{"m":..,"n":..},"block":{"threads":..,"shared_bytes":..,"registers":..},
-//    "swizzled":true,"tiles":N}
+//   {"launch":L,"grid":{"m":..,"n":..},"block":{"threads":..,"shared_bytes":..,"registers":..
+//    [,"kernel":"NAME"]},"swizzled":true,"tiles":N}
 // each followed by one line per tile (logical tile id t = tile_m * n + tile_n, row-major)
 //   t <id> <spans>  then per span:  <buffer> <offset> <bytes> <stride> <count> <r|w><R|P|O>[/<piece>]
 // and last one JSON line {"mode":"footprint","size":[..],"launches":L,"tiles":total,"spans":total}. Exit codes as the harness: 0 ok, 2 usage error.
@@ -122,13 +122,17 @@ struct SwzFootprintGrid {
 
 // A workgroup's resource use, for the model's occupancy (resident blocks per SM/CU). These are
 // the program's own expectation; when the tool has the compiler's report (registers, static
-// shared memory) that wins.
+// shared memory) that wins. `kernel` names the launch's __global__ function (its C name, e.g.
+// "fdtd_ey_kernel"; 0: not named): the compiler's count for that function then applies to
+// that launch alone, where without it every launch takes the most among the program's kernels.
 struct SwzBlockUse {
-  SwzBlockUse() : threads(256), shared_bytes(0), registers(0) {}
-  SwzBlockUse(unsigned t, unsigned long long smem, unsigned regs) : threads(t), shared_bytes(smem), registers(regs) {}
+  SwzBlockUse() : threads(256), shared_bytes(0), registers(0), kernel(0) {}
+  SwzBlockUse(unsigned t, unsigned long long smem, unsigned regs, const char* k = 0)
+      : threads(t), shared_bytes(smem), registers(regs), kernel(k) {}
   unsigned threads;
   unsigned long long shared_bytes;  // static + dynamic shared memory (LDS) per block
   unsigned registers;               // per thread; 0: unknown
+  const char* kernel;               // letters, digits and '_'; others are left out when printed
 };
 
 class SwzFootprintSpec {
@@ -278,9 +282,15 @@ inline int swz_footprint_run(const SwzFootprintSpec& spec, int argc, char** argv
     const unsigned long long first_tile = tile_first < tiles ? tile_first : tiles;
     const unsigned long long last_tile = tile_count < tiles - first_tile ? first_tile + tile_count : tiles;
     std::printf("{\"launch\":%u,\"grid\":{\"m\":%llu,\"n\":%llu},\"block\":{\"threads\":%u,\"shared_bytes\":%llu,"
-                "\"registers\":%u},\"swizzled\":%s,\"tiles\":%llu}\n",
-                l, g.m, g.n, b.threads, b.shared_bytes, b.registers, spec.swizzled(size, l) ? "true" : "false",
-                last_tile - first_tile);
+                "\"registers\":%u",
+                l, g.m, g.n, b.threads, b.shared_bytes, b.registers);
+    if (b.kernel && *b.kernel) {
+      std::printf(",\"kernel\":\"");
+      for (const char* p = b.kernel; *p && p - b.kernel < 256; ++p)
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_') std::printf("%c", *p);
+      std::printf("\"");
+    }
+    std::printf("},\"swizzled\":%s,\"tiles\":%llu}\n", spec.swizzled(size, l) ? "true" : "false", last_tile - first_tile);
     for (unsigned long long t = first_tile; t < last_tile; ++t) {
       fp.clear();
       spec.tile(size, l, t / g.n, t % g.n, fp);

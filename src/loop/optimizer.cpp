@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "swizzleperf/core/mapping_check.h"
@@ -24,29 +25,55 @@ namespace fs = std::filesystem;
 namespace {
 
 // Registers per thread from the compiler's own report of the baseline's build (cuobjdump on
-// NVIDIA, the code objects' metadata on AMD: VGPRs + AGPRs per lane): a footprint
-// section can only declare a bound (__launch_bounds__), and residency follows the real count
-// (gemm_tc: 255 per thread, one block per SM). Every simulated launch takes the most registers
-// among the kernels the program's kernel_regex matches; where no report can be had (another
-// backend, no cuobjdump, no match) the footprint's declaration stands. The machine's
-// provenance says which.
+// NVIDIA, the code objects' metadata on AMD: VGPRs + AGPRs per lane): a footprint section can
+// only declare a bound (__launch_bounds__), and residency follows the real count (gemm_tc: 255
+// per thread, one block per SM). A launch whose block names its kernel takes that function's
+// count; any other launch takes the most among the kernels the program's kernel_regex
+// matches. Where neither can be had (another backend, no cuobjdump, no match) the footprint's
+// declaration stands. The machine's provenance says which, launch by launch where they differ.
 void use_compiler_registers(Backend& backend, const fs::path& exe, const std::string& kernel_regex, ProgramFootprint& fp,
                             MachineModel& machine) {
   auto report = backend.resource_usage(exe);
   auto pattern = NamePattern::compile(kernel_regex);
   std::optional<MatchedRegisters> m;
   if (report && pattern) m = registers_of(*report, *pattern);
-  if (!m || m->registers == 0) {
+  if (m && m->registers == 0) m.reset();
+  const std::string tool = backend.name() == "cuda" ? "cuobjdump" : backend.name() == "hip" ? "llvm-readelf --notes" : backend.name();
+  std::vector<std::pair<std::string, unsigned>> named;  // kernel -> count, in launch order, once each
+  unsigned by_pattern = 0, declared = 0;
+  for (auto& l : fp.launches) {
+    std::optional<MatchedRegisters> k;
+    if (report && !l.block.kernel.empty()) k = registers_of_kernel(*report, l.block.kernel);
+    if (k && k->registers > 0) {
+      l.block.registers = k->registers;
+      if (std::find_if(named.begin(), named.end(), [&](const auto& p) { return p.first == l.block.kernel; }) == named.end())
+        named.emplace_back(l.block.kernel, k->registers);
+    } else if (m) {
+      l.block.registers = m->registers;
+      ++by_pattern;
+    } else {
+      ++declared;
+    }
+  }
+  const std::string by_regex = m ? fmt::format("{} per thread, the most of the {} kernel(s) matching '{}'", m->registers,
+                                                m->functions, kernel_regex)
+                                 : std::string();
+  if (named.empty() && !m) {
     const std::string why = !report ? report.error().message
                             : !pattern ? "the program's kernel_regex: " + pattern.error().message
                                        : "no kernel in the report matches '" + kernel_regex + "'";
     machine.provenance["registers"] = "declared by the footprint section (no compiler report: " + why + ")";
     return;
   }
-  for (auto& l : fp.launches) l.block.registers = m->registers;
-  machine.provenance["registers"] = fmt::format("compiler report ({}): {} per thread, the most of the {} kernel(s) matching '{}'",
-                                                backend.name() == "cuda" ? "cuobjdump" : backend.name() == "hip" ? "llvm-readelf --notes" : backend.name(), m->registers,
-                                                m->functions, kernel_regex);
+  if (named.empty()) {
+    machine.provenance["registers"] = fmt::format("compiler report ({}): {}", tool, by_regex);
+    return;
+  }
+  std::string text = fmt::format("compiler report ({}), per launch by its kernel:", tool);
+  for (std::size_t i = 0; i < named.size(); ++i) text += fmt::format("{} {} {}", i ? "," : "", named[i].first, named[i].second);
+  if (by_pattern > 0) text += fmt::format("; {} other launch(es): {}", by_pattern, by_regex);
+  if (declared > 0) text += fmt::format("; {} other launch(es) as the footprint section declares", declared);
+  machine.provenance["registers"] = text;
 }
 
 double secs_since(std::chrono::steady_clock::time_point t0) {

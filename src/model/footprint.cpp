@@ -208,6 +208,15 @@ Result<ProgramFootprint> parse_footprint(std::string_view text, const std::strin
       lf.block.shared_bytes = json_u64(*b, "shared_bytes", bok);
       lf.block.registers = static_cast<unsigned>(std::min<std::uint64_t>(json_u64(*b, "registers", bok), 1u << 16));
       if (!bok) return fail("block needs threads, shared_bytes and registers");
+      if (const auto k = b->find("kernel"); k != b->end()) {
+        const std::string* name = k->is_string() ? k->get_ptr<const std::string*>() : nullptr;
+        const bool ok_name = name && !name->empty() && name->size() <= 256 &&
+                             std::all_of(name->begin(), name->end(), [](char c) {
+                               return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+                             });
+        if (!ok_name) return fail(fmt::format("launch {}: block kernel must be a function's name (1 to 256 letters, digits or '_')", launch));
+        lf.block.kernel = *name;
+      }
     }
     if (const auto s = j.find("swizzled"); s != j.end() && s->is_boolean()) lf.swizzled = s->get<bool>();
     lf.tile_begin.reserve(tiles + 1);

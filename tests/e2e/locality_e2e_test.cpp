@@ -242,5 +242,32 @@ TEST_F(LocalityE2E, TheLoopTakesRegistersFromTheCompilersReport) {
                           "matches 'kernel_kernel')")) << r2.err;
 }
 
+// A program whose launches name their kernels (layernorm: partials, then normalize) gets
+// each kernel's own count, not the most of the two.
+TEST_F(LocalityE2E, EachLaunchTakesItsOwnKernelsRegisters) {
+  const fs::path bin = tmp / "bin";
+  fs::create_directories(bin);
+  fs::create_symlink(fake_dir() / "fake_nvcc", bin / "nvcc");
+  fs::create_symlink(fake_dir() / "fake_cuobjdump", bin / "cuobjdump");
+  auto k = copy_kernel(tmp, "layernorm");
+  auto args = fake_optimize_args(k, tmp / "run", 1);
+  args.erase(std::find(args.begin(), args.end(), "--locality-model"), args.end());
+  *(std::find(args.begin(), args.end(), "--nvcc") + 1) = (bin / "nvcc").string();
+  auto env = locality_env(tmp);
+  env.push_back("SWZ_FAKE_CUOBJDUMP_KERNELS=_Z25layernorm_partials_kernelPKfP6float2i11SwizzleGrid=32,"
+                "_Z26layernorm_normalize_kernelPKfS0_S0_PK6float2Pfi11SwizzleGrid=40,_Z13kernel_kernelv=64");
+  auto r = run_cli(args, tmp.path(), env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "registers compiler report (cuobjdump), per launch by its kernel: layernorm_partials_kernel 32, "
+                         "layernorm_normalize_kernel 40")) << r.err;
+  // Only one of them in the report: the other launch takes the program's pattern's count.
+  env.back() = "SWZ_FAKE_CUOBJDUMP_KERNELS=_Z25layernorm_partials_kernelPKfP6float2i11SwizzleGrid=32,_Z13kernel_kernelv=64";
+  *(std::find(args.begin(), args.end(), "--run-dir") + 1) = (tmp / "run2").string();
+  auto r2 = run_cli(args, tmp.path(), env);
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  EXPECT_TRUE(has(r2.err, "per launch by its kernel: layernorm_partials_kernel 32; 1 other launch(es): 64 per thread, "
+                          "the most of the 1 kernel(s) matching 'kernel_kernel'")) << r2.err;
+}
+
 }  // namespace
 }  // namespace swz::test

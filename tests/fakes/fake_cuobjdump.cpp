@@ -2,7 +2,7 @@
 // seam. It prints a report of the shape the real tool prints (tests/fixtures/cuobjdump/) with
 // one function per name in $SWZ_FAKE_CUOBJDUMP_KERNELS (comma-separated mangled names;
 // default "_Z11gemm_kernelPKfS0_Pfiii11SwizzleGrid") at $SWZ_FAKE_CUOBJDUMP_REG registers
-// (default 200), plus a harness helper kernel at 16. EXE must exist; anything else is a usage
+// (default 200), or at N for a name written NAME=N, plus a harness helper kernel at 16. EXE must exist; anything else is a usage
 // error (exit 1), like the real tool's.
 #include <sys/stat.h>
 
@@ -28,9 +28,15 @@ int main(int argc, char** argv) {
   while (pos <= list.size()) {
     std::size_t end = list.find(',', pos);
     if (end == std::string::npos) end = list.size();
-    if (end > pos)
+    if (end > pos) {
+      std::string name = list.substr(pos, end - pos), count = reg ? reg : "200";
+      if (const std::size_t eq = name.find('='); eq != std::string::npos) {
+        count = name.substr(eq + 1);
+        name.resize(eq);
+      }
       std::printf(" Function %s:\n  REG:%s STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:944 TEXTURE:0 SURFACE:0 SAMPLER:0\n",
-                  list.substr(pos, end - pos).c_str(), reg ? reg : "200");
+                  name.c_str(), count.c_str());
+    }
     pos = end + 1;
   }
   return 0;

@@ -125,6 +125,7 @@ std::string footprint_text(const ProgramFootprint& fp) {
     h["launch"] = l < fp.launch_ids.size() ? fp.launch_ids[l] : l;
     h["grid"] = {{"m", lf.grid.m}, {"n", lf.grid.n}};
     h["block"] = {{"threads", lf.block.threads}, {"shared_bytes", lf.block.shared_bytes}, {"registers", lf.block.registers}};
+    if (!lf.block.kernel.empty()) h["block"]["kernel"] = lf.block.kernel;
     h["swizzled"] = lf.swizzled;
     h["tiles"] = lf.tiles();
     out += h.dump() + "\n";

@@ -47,6 +47,29 @@ TEST(CuobjdumpParser, TheProgramsPatternPicksItsKernelsAndTheMostRegisters) {
   EXPECT_EQ(both->functions, 2u);
 }
 
+// A launch that names its kernel takes that kernel's count: layernorm's two kernels differ
+// (32 and 40 on sm_90), which the most-of-the-pattern rule gave both.
+TEST(CuobjdumpParser, AKernelsOwnCountIsFoundByItsCName) {
+  const auto ln = parse_cuobjdump_resources(read_text(fixture_path("cuobjdump/layernorm.txt")));
+  const auto partials = registers_of_kernel(ln, "layernorm_partials_kernel");
+  ASSERT_TRUE(partials);
+  EXPECT_EQ(partials->registers, 32u);
+  const auto normalize = registers_of_kernel(ln, "layernorm_normalize_kernel");
+  ASSERT_TRUE(normalize);
+  EXPECT_EQ(normalize->registers, 40u);
+  EXPECT_FALSE(registers_of_kernel(ln, "layernorm"));          // part of a name is not the name
+  EXPECT_FALSE(registers_of_kernel(ln, "partials_kernel"));    // nor is its tail
+  EXPECT_FALSE(registers_of_kernel(ln, ""));
+  // A longer name whose length ends in the same digits ("14abcdefghijklmn" holds "4abcd"),
+  // an extern "C" name, and one in a namespace.
+  const std::vector<KernelResources> r = {{"_Z14abcdefghijklmnv", 10, 0, 0}, {"plain_c_kernel", 30, 0, 0},
+                                          {"_ZN2ns4abcdEv", 40, 0, 0}};
+  EXPECT_EQ(registers_of_kernel(r, "plain_c_kernel")->registers, 30u);
+  ASSERT_TRUE(registers_of_kernel(r, "abcd"));
+  EXPECT_EQ(registers_of_kernel(r, "abcd")->functions, 1u);
+  EXPECT_EQ(registers_of_kernel(r, "abcd")->registers, 40u);  // in a namespace
+}
+
 TEST(CuobjdumpParser, OddLinesAreSkippedAndNumbersBounded) {
   const std::string text =
       " Function :\n  REG:12\n"                       // no name: not a function line

@@ -146,12 +146,33 @@ TEST(Footprint, AReadsPieceIsParsedAndOptional) {
   EXPECT_EQ(spans[2].piece, 0u);  // none given: a line or more
 }
 
+TEST(Footprint, ABlocksKernelNameIsParsedAndOptional) {
+  const std::string text = std::string(kBuffers) + "\n" +
+                           R"({"launch":0,"grid":{"m":1,"n":1},"block":{"threads":128,"shared_bytes":0,"registers":0,"kernel":"fdtd_ey_kernel"},"tiles":1})"
+                           "\nt 0 1 0 0 64 0 1 rR\n" +
+                           kSummary;
+  auto r = parse_footprint(text, "k.hip");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->launches[0].block.kernel, "fdtd_ey_kernel");
+  EXPECT_EQ(r->launches[0].block.threads, 128u);
+  // Not a C name, empty, too long or not a string: refused, naming the launch.
+  const std::vector<std::string> bads = {R"("")", R"("a b")", R"("x\"y")", R"("k;rm")", "7", "null", "\"" + std::string(257, 'k') + "\""};
+  for (const std::string& bad : bads) {
+    std::string t = text;
+    t.replace(t.find(R"("fdtd_ey_kernel")"), 16, bad);
+    auto e = parse_footprint(t, "k.hip");
+    ASSERT_FALSE(e) << bad;
+    EXPECT_NE(e.error().message.find("launch 0: block kernel must be a function's name"), std::string::npos) << e.error().message;
+  }
+}
+
 TEST(Footprint, RoundTripsTheBuildersText) {
   test::GemmShape s;
   s.tiles_m = 3;
   s.tiles_n = 5;
   s.a_piece = 64;
-  const ProgramFootprint want = test::gemm_like_footprint(s);
+  ProgramFootprint want = test::gemm_like_footprint(s);
+  want.launches[0].block.kernel = "gemm_kernel";
   auto r = parse_footprint(test::footprint_text(want), "gemm.hip");
   ASSERT_TRUE(r) << r.error().message;
   ASSERT_EQ(r->launches.size(), 1u);
@@ -165,6 +186,7 @@ TEST(Footprint, RoundTripsTheBuildersText) {
         << "span " << i;
   }
   EXPECT_EQ(r->size, want.size);
+  EXPECT_EQ(got.block.kernel, "gemm_kernel");
 }
 
 // ---- refusals ----------------------------------------------------------------------

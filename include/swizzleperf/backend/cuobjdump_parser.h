@@ -43,4 +43,10 @@ struct MatchedRegisters {
 };
 std::optional<MatchedRegisters> registers_of(const std::vector<KernelResources>& report, const NamePattern& kernels);
 
+// The most registers among the functions that are the kernel `name` (a C name such as
+// "fdtd_ey_kernel"): named so exactly (extern "C", AMD's metadata of such a kernel), or whose
+// mangled name holds it as one whole name, <length><name> as the Itanium ABI writes it
+// ("_Z14fdtd_ey_kernelPf..."; not "_Z15fdtd_ey_kernel2Pf..."). nullopt when none is.
+std::optional<MatchedRegisters> registers_of_kernel(const std::vector<KernelResources>& report, std::string_view name);
+
 }  // namespace swz

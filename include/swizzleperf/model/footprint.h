@@ -41,6 +41,7 @@ struct BlockResources {
   unsigned threads = 256;
   std::uint64_t shared_bytes = 0;
   unsigned registers = 0;  // per thread; 0: unknown
+  std::string kernel;      // the launch's __global__ function (a C name), or empty: not named
 };
 
 struct LaunchFootprint {
