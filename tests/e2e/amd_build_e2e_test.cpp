@@ -23,7 +23,9 @@
 #include <nlohmann/json.hpp>
 
 #include "support/fixtures.h"
+#include "swizzleperf/backend/cuda_backend.h"
 #include "swizzleperf/backend/hip_backend.h"
+#include "swizzleperf/model/footprint_source.h"
 #include "swizzleperf/util/csv.h"
 #include "swizzleperf/util/process.h"
 
@@ -188,6 +190,61 @@ TEST(AmdBuild, RegistersReadFromTheProgramMatchTheCompilersRemarks) {
   auto host_only = backend.resource_usage(fs::path("/bin/true"));
   ASSERT_FALSE(host_only);
   EXPECT_NE(host_only.error().message.find("no AMD code object"), std::string::npos) << host_only.error().message;
+}
+
+// Every kernel a shipped program's footprint names is in the real compiler's report of its
+// build (hipcc for gfx940 with llvm-readelf, and nvcc for sm_90 with cuobjdump where
+// installed): a misspelt name would silently give that launch the pattern's count instead.
+TEST(AmdBuild, EveryKernelAShippedFootprintNamesIsInTheCompilersReport) {
+  if (!have_tool("c++")) GTEST_SKIP() << "no host C++ compiler for the footprint sections";
+  RealProcessRunner runner;
+  struct Compiler {
+    std::string name, path, arch;
+  };
+  std::vector<Compiler> compilers;
+  if (const auto h = hipcc_path(); !h.empty()) compilers.push_back({"hip", h, "gfx940"});
+  if (const auto n = nvcc_path(); !n.empty()) compilers.push_back({"cuda", n, "sm_90"});
+  if (compilers.empty()) GTEST_SKIP() << "neither hipcc nor nvcc is installed";
+  TempDir tmp;
+  FootprintSourceOptions fo;
+  fo.support_dir = source_dir() / "kernels" / "support";
+  fo.cache_dir = tmp / "cache";
+  fo.max_launches = 3;
+  fo.middle = false;
+  int named = 0;
+  for (const auto& kernel : kernel_files()) {
+    auto source = KernelSource::load(kernel);
+    ASSERT_TRUE(source) << source.error().message;
+    auto fp = load_footprint(*source, {}, fo, runner);
+    if (!fp) continue;  // a program without a footprint section
+    std::vector<std::string> names;
+    for (const auto& l : fp->launches)
+      if (!l.block.kernel.empty()) names.push_back(l.block.kernel);
+    if (names.empty()) continue;
+    for (const auto& c : compilers) {
+      ToolOptions tools;
+      tools.compiler = c.path;
+      std::unique_ptr<Backend> backend;
+      if (c.name == "hip") backend = std::make_unique<HipBackend>(runner, tools);
+      else backend = std::make_unique<CudaBackend>(runner, tools);
+      if (c.name == "hip" && static_cast<HipBackend&>(*backend).readelf_path().empty()) continue;
+      const auto exe = tmp / (kernel.stem().string() + "-" + c.name);
+      auto b = run_cli({"build", kernel.string(), "--backend", c.name, "--" + std::string(c.name == "hip" ? "hipcc" : "nvcc"),
+                        c.path, "--arch", c.arch, "-o", exe.string()},
+                       tmp.path(), {}, 600);
+      ASSERT_EQ(b.exit_code, 0) << kernel << " " << c.name << ":\n" << b.err;
+      auto report = backend->resource_usage(exe);
+      if (!report && c.name == "cuda" && report.error().message.find("cuobjdump not found") != std::string::npos) continue;
+      ASSERT_TRUE(report) << kernel << " " << c.name << ": " << report.error().message;
+      for (const auto& n : names) {
+        const auto k = registers_of_kernel(*report, n);
+        ASSERT_TRUE(k) << kernel.filename() << " names kernel " << n << ", which " << c.name << "'s report lacks";
+        EXPECT_GT(k->registers, 0u) << n;
+        ++named;
+      }
+    }
+  }
+  EXPECT_GE(named, 7) << "fdtd_2d (3), layernorm (2) and softmax (2) name their kernels";
 }
 
 TEST(AmdBuild, DeviceQueryCompilesForGfx940) {
