@@ -27,6 +27,18 @@ class LocalityE2E : public ::testing::Test {
   void SetUp() override {
     if (!have_tool("c++")) GTEST_SKIP() << "no host C++ compiler (c++)";
   }
+  // optimize's arguments for `kernel` with the locality model on (the default) and the fake
+  // nvcc and cuobjdump side by side in tmp/bin, as in a CUDA toolkit.
+  std::vector<std::string> optimize_with_fake_cuobjdump(const fs::path& kernel) {
+    const fs::path bin = tmp / "bin";
+    fs::create_directories(bin);
+    fs::create_symlink(fake_dir() / "fake_nvcc", bin / "nvcc");
+    fs::create_symlink(fake_dir() / "fake_cuobjdump", bin / "cuobjdump");
+    auto args = fake_optimize_args(kernel, tmp / "run", 1);
+    args.erase(std::find(args.begin(), args.end(), "--locality-model"), args.end());
+    *(std::find(args.begin(), args.end(), "--nvcc") + 1) = (bin / "nvcc").string();
+    return args;
+  }
   TempDir tmp;
 };
 
@@ -216,15 +228,7 @@ TEST_F(LocalityE2E, TheLoopRecordsPredictionsAndRanksByThem) {
 }
 
 TEST_F(LocalityE2E, TheLoopTakesRegistersFromTheCompilersReport) {
-  // nvcc and cuobjdump side by side, as in a CUDA toolkit: the fakes under those names.
-  const fs::path bin = tmp / "bin";
-  fs::create_directories(bin);
-  fs::create_symlink(fake_dir() / "fake_nvcc", bin / "nvcc");
-  fs::create_symlink(fake_dir() / "fake_cuobjdump", bin / "cuobjdump");
-  auto k = copy_kernel(tmp, "gemm");
-  auto args = fake_optimize_args(k, tmp / "run", 1);
-  args.erase(std::find(args.begin(), args.end(), "--locality-model"), args.end());  // the default: on
-  *(std::find(args.begin(), args.end(), "--nvcc") + 1) = (bin / "nvcc").string();
+  auto args = optimize_with_fake_cuobjdump(copy_kernel(tmp, "gemm"));
   auto env = locality_env(tmp);
   env.push_back("SWZ_FAKE_CUOBJDUMP_REG=200");
   // The fake toolchain's program calls its kernel "<file stem>_kernel": kernel_kernel here.
@@ -245,14 +249,7 @@ TEST_F(LocalityE2E, TheLoopTakesRegistersFromTheCompilersReport) {
 // A program whose launches name their kernels (layernorm: partials, then normalize) gets
 // each kernel's own count, not the most of the two.
 TEST_F(LocalityE2E, EachLaunchTakesItsOwnKernelsRegisters) {
-  const fs::path bin = tmp / "bin";
-  fs::create_directories(bin);
-  fs::create_symlink(fake_dir() / "fake_nvcc", bin / "nvcc");
-  fs::create_symlink(fake_dir() / "fake_cuobjdump", bin / "cuobjdump");
-  auto k = copy_kernel(tmp, "layernorm");
-  auto args = fake_optimize_args(k, tmp / "run", 1);
-  args.erase(std::find(args.begin(), args.end(), "--locality-model"), args.end());
-  *(std::find(args.begin(), args.end(), "--nvcc") + 1) = (bin / "nvcc").string();
+  auto args = optimize_with_fake_cuobjdump(copy_kernel(tmp, "layernorm"));
   auto env = locality_env(tmp);
   env.push_back("SWZ_FAKE_CUOBJDUMP_KERNELS=_Z25layernorm_partials_kernelPKfP6float2i11SwizzleGrid=32,"
                 "_Z26layernorm_normalize_kernelPKfS0_S0_PK6float2Pfi11SwizzleGrid=40,_Z13kernel_kernelv=64");
