@@ -40,6 +40,7 @@ void use_compiler_registers(Backend& backend, const fs::path& exe, const std::st
   if (m && m->registers == 0) m.reset();
   const std::string tool = backend.name() == "cuda" ? "cuobjdump" : backend.name() == "hip" ? "llvm-readelf --notes" : backend.name();
   std::vector<std::pair<std::string, unsigned>> named;  // kernel -> count, in launch order, once each
+  std::vector<std::string> missing;                     // named kernels the report lacks, once each
   unsigned by_pattern = 0, declared = 0;
   for (auto& l : fp.launches) {
     std::optional<MatchedRegisters> k;
@@ -48,7 +49,11 @@ void use_compiler_registers(Backend& backend, const fs::path& exe, const std::st
       l.block.registers = k->registers;
       if (std::find_if(named.begin(), named.end(), [&](const auto& p) { return p.first == l.block.kernel; }) == named.end())
         named.emplace_back(l.block.kernel, k->registers);
-    } else if (m) {
+      continue;
+    }
+    if (report && !l.block.kernel.empty() && std::find(missing.begin(), missing.end(), l.block.kernel) == missing.end())
+      missing.push_back(l.block.kernel);
+    if (m) {
       l.block.registers = m->registers;
       ++by_pattern;
     } else {
@@ -58,22 +63,25 @@ void use_compiler_registers(Backend& backend, const fs::path& exe, const std::st
   const std::string by_regex = m ? fmt::format("{} per thread, the most of the {} kernel(s) matching '{}'", m->registers,
                                                 m->functions, kernel_regex)
                                  : std::string();
+  std::string lacks;
+  for (std::size_t i = 0; i < missing.size(); ++i) lacks += (i ? ", " : "") + missing[i];
+  if (!lacks.empty()) lacks = "; the report has no kernel named " + lacks;
   if (named.empty() && !m) {
     const std::string why = !report ? report.error().message
                             : !pattern ? "the program's kernel_regex: " + pattern.error().message
                                        : "no kernel in the report matches '" + kernel_regex + "'";
-    machine.provenance["registers"] = "declared by the footprint section (no compiler report: " + why + ")";
+    machine.provenance["registers"] = "declared by the footprint section (no compiler report: " + why + lacks + ")";
     return;
   }
   if (named.empty()) {
-    machine.provenance["registers"] = fmt::format("compiler report ({}): {}", tool, by_regex);
+    machine.provenance["registers"] = fmt::format("compiler report ({}): {}{}", tool, by_regex, lacks);
     return;
   }
   std::string text = fmt::format("compiler report ({}), per launch by its kernel:", tool);
   for (std::size_t i = 0; i < named.size(); ++i) text += fmt::format("{} {} {}", i ? "," : "", named[i].first, named[i].second);
   if (by_pattern > 0) text += fmt::format("; {} other launch(es): {}", by_pattern, by_regex);
   if (declared > 0) text += fmt::format("; {} other launch(es) as the footprint section declares", declared);
-  machine.provenance["registers"] = text;
+  machine.provenance["registers"] = text + lacks;
 }
 
 double secs_since(std::chrono::steady_clock::time_point t0) {
