@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "swizzleperf/backend/cuobjdump_parser.h"
 #include "swizzleperf/backend/ncu_parser.h"
 
 namespace swz {

@@ -2,14 +2,14 @@
 #include "swizzleperf/backend/cuobjdump_parser.h"
 
 #include <algorithm>
+#include <optional>
 
-#include "swizzleperf/util/name_pattern.h"
 
 namespace swz {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
+std::string_view strip_blanks(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
@@ -47,11 +47,11 @@ std::vector<KernelResources> parse_cuobjdump_resources(std::string_view text) {
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = trim(text.substr(pos, end - pos));
+    const std::string_view line = strip_blanks(text.substr(pos, end - pos));
     pos = end + 1;
     constexpr std::string_view kFunction = "Function ";
     if (line.size() > kFunction.size() + 1 && line.substr(0, kFunction.size()) == kFunction && line.back() == ':') {
-      current = std::string(trim(line.substr(kFunction.size(), line.size() - kFunction.size() - 1)));
+      current = std::string(strip_blanks(line.substr(kFunction.size(), line.size() - kFunction.size() - 1)));
       continue;
     }
     if (!current) continue;
@@ -66,34 +66,6 @@ std::vector<KernelResources> parse_cuobjdump_resources(std::string_view text) {
     current.reset();
   }
   return out;
-}
-
-std::optional<MatchedRegisters> registers_of(const std::vector<KernelResources>& report, const NamePattern& kernels) {
-  MatchedRegisters m;
-  for (const auto& k : report) {
-    if (!kernels.search(k.function)) continue;
-    m.registers = std::max(m.registers, k.registers);
-    ++m.functions;
-  }
-  if (m.functions == 0) return std::nullopt;
-  return m;
-}
-
-std::optional<MatchedRegisters> registers_of_kernel(const std::vector<KernelResources>& report, std::string_view name) {
-  if (name.empty()) return std::nullopt;
-  const std::string token = std::to_string(name.size()) + std::string(name);
-  MatchedRegisters m;
-  for (const auto& k : report) {
-    bool is = k.function == name;
-    // <length><name>, not the tail of a longer length ("114fdtd..." is not "14fdtd...").
-    for (std::size_t at = k.function.find(token); !is && at != std::string::npos; at = k.function.find(token, at + 1))
-      is = at == 0 || k.function[at - 1] < '0' || k.function[at - 1] > '9';
-    if (!is) continue;
-    m.registers = std::max(m.registers, k.registers);
-    ++m.functions;
-  }
-  if (m.functions == 0) return std::nullopt;
-  return m;
 }
 
 }  // namespace swz

@@ -31,7 +31,7 @@
 #include <string_view>
 #include <vector>
 
-#include "swizzleperf/backend/cuobjdump_parser.h"
+#include "swizzleperf/backend/kernel_resources.h"
 #include "swizzleperf/util/result.h"
 
 namespace swz {

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "swizzleperf/core/hardware.h"
-#include "swizzleperf/backend/cuobjdump_parser.h"
+#include "swizzleperf/backend/kernel_resources.h"
 #include "swizzleperf/core/metrics.h"
 #include "swizzleperf/util/process.h"
 #include "swizzleperf/util/result.h"

@@ -13,40 +13,15 @@
 // bounded: one pass over lines, no regex, numbers capped; unknown lines are skipped.
 #pragma once
 
-#include <cstdint>
-#include <optional>
-#include <string>
 #include <string_view>
 #include <vector>
 
+#include "swizzleperf/backend/kernel_resources.h"
+
 namespace swz {
-
-class NamePattern;
-
-struct KernelResources {
-  std::string function;             // as the report names it (mangled)
-  unsigned registers = 0;           // per thread
-  std::uint64_t shared_bytes = 0;   // static shared memory per block
-  std::uint64_t stack_bytes = 0;    // per thread
-};
 
 // Every function with a REG: line, in report order (a function in several cubins appears
 // once per cubin).
 std::vector<KernelResources> parse_cuobjdump_resources(std::string_view text);
-
-// The most registers per thread among the functions whose name `kernels` matches (search,
-// so "gemm_kernel" matches the mangled "_Z11gemm_kernelPKf..."), and how many matched;
-// nullopt when none did.
-struct MatchedRegisters {
-  unsigned registers = 0;
-  unsigned functions = 0;
-};
-std::optional<MatchedRegisters> registers_of(const std::vector<KernelResources>& report, const NamePattern& kernels);
-
-// The most registers among the functions that are the kernel `name` (a C name such as
-// "fdtd_ey_kernel"): named so exactly (extern "C", AMD's metadata of such a kernel), or whose
-// mangled name holds it as one whole name, <length><name> as the Itanium ABI writes it
-// ("_Z14fdtd_ey_kernelPf..."; not "_Z15fdtd_ey_kernel2Pf..."). nullopt when none is.
-std::optional<MatchedRegisters> registers_of_kernel(const std::vector<KernelResources>& report, std::string_view name);
 
 }  // namespace swz
