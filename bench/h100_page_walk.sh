@@ -10,6 +10,7 @@
 #      came back "n/a" on every launch on the H100, so it is not asked for.)
 #   2. unless SWZ_PW_TRUTH=0: bench/h100_locality_truth.sh on fdtd_2d and stencil_2d, a few
 #      orders (SWZ_TRUTH_ONLY), with the attribution metrics of the earlier profiles.
+# SWZ_PW_OPS="" skips the main sweeps (e.g. with only SWZ_PW_BLOCKS set).
 # Output under $OUT: probe-OP.csv and probe-OP.json (the configs, the probe's JSON line) per
 # op, logs, and the truth script's truth.json / table.md / raw.tgz as truth-E-*, raw-E-*.
 # Usage: OUT=... bench/h100_page_walk.sh
@@ -23,10 +24,20 @@ W=$(mktemp -d /tmp/page-walk.XXXXXX)
 nvcc -O2 -arch=sm_90 -o "$W/probe" bench/page_walk_probe.cu > "$OUT/probe-build.log" 2>&1 || { cat "$OUT/probe-build.log"; exit 1; }
 BASE=lts__t_sectors.sum,lts__t_sectors_lookup_hit.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_read_lookup_hit.sum,lts__t_sectors_op_write.sum,lts__t_sectors_op_write_lookup_hit.sum,lts__t_sectors_op_membar.sum,lts__t_sectors_op_membar_lookup_hit.sum,lts__t_sectors_op_atom.sum,lts__t_sectors_op_red.sum,lts__t_sectors_srcnode_gpc.sum,lts__t_sectors_srcunit_tex.sum,lts__t_sectors_srcunit_ltcfabric.sum,lts__t_sectors_srcunit_ltcfabric_lookup_hit.sum,lts__t_sectors_srcunit_ltcfabric_op_read.sum,lts__t_sectors_srcunit_ltcfabric_op_write.sum,lts__t_sectors_srcunit_ltcfabric_op_membar.sum,lts__t_sectors_aperture_sysmem.sum,lts__t_sectors_aperture_device.sum,lts__t_sectors_lookup_miss.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
 FLAGS=(--csv --print-units base --cache-control all --clock-control base --kernel-name touch)
-for op in ${SWZ_PW_OPS:-read write copy}; do
+for op in ${SWZ_PW_OPS-read write copy}; do
   "$W/probe" --max-gib 36 --op "$op" > "$OUT/probe-$op.json" 2> "$OUT/probe-$op-run.log"; log "probe $op plain run rc $?"
   timeout 240 ncu "${FLAGS[@]}" --metrics "$BASE" "$W/probe" --max-gib 36 --op "$op" > "$OUT/probe-$op.csv" 2> "$OUT/probe-$op-ncu.log"
   log "probe $op under ncu rc $?"
+done
+# SWZ_PW_BLOCKS="N ...": the write and copy sweeps again with N blocks a launch (N * 4 KiB
+# written), as probe-OP-bN.{csv,json}: does the work need more written than the L2 holds?
+for n in ${SWZ_PW_BLOCKS:-}; do
+  for op in write copy; do
+    "$W/probe" --max-gib 36 --op "$op" --blocks "$n" > "$OUT/probe-$op-b$n.json" 2>> "$OUT/probe-blocks-run.log"
+    timeout 240 ncu "${FLAGS[@]}" --metrics "$BASE" "$W/probe" --max-gib 36 --op "$op" --blocks "$n" \
+      > "$OUT/probe-$op-b$n.csv" 2>> "$OUT/probe-blocks-ncu.log"
+    log "probe $op, $n blocks, under ncu rc $?"
+  done
 done
 [ "${SWZ_PW_TRUTH:-1}" = 1 ] || { log done; exit 0; }
 EXTRA=lts__t_sectors_srcnode_gpc.sum,lts__t_sectors_lookup_miss_data_promoted.sum,lts__t_sectors_srcunit_ltcfabric_op_write.sum,lts__t_sectors_srcunit_ltcfabric_op_membar.sum,lts__t_sectors_srcunit_ltcfabric_lookup_hit.sum,lts__t_sectors_srcunit_tex_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_ltcfabric_op_write_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum,lts__t_sectors_aperture_sysmem.sum,lts__t_sectors_aperture_device.sum

@@ -122,6 +122,14 @@ def main():
     main_rows = [r for op in ("read", "write", "copy") for r in probe_table(b, op)]
     repeats = {"A1-read": probe_table(a1, "read"), "A2-read": probe_table(a2, "read"), "A2-copy": probe_table(a2, "copy")}
     hub_values = sorted({l.split('","')[-1].strip('"') for l in a1["probe-hub.csv"].splitlines() if "srcnode_hub" in l})
+    c = members(os.path.join(RAW, "probe-C.tgz"))
+    by_blocks = {}
+    for n in (1024, 2048, 4096, 8192, 16384, 32768, 65536):
+        for op in ("write", "copy"):
+            src = (b, op) if n == 16384 else (dict(c, **{"probe-%s.json" % op: c.get("probe-%s-b%d.json" % (op, n), ""),
+                                                           "probe-%s.csv" % op: c.get("probe-%s-b%d.csv" % (op, n), "")}), op)
+            if src[0]["probe-%s.json" % op]:
+                by_blocks.setdefault(n, {})[op] = probe_table(*src)
     fd = fdtd_split()
     data = {"what": "L2 work outside Nsight Compute's op classes on the H100: a probe of what makes it, and its share "
                     "of fdtd_2d's order effect",
@@ -132,7 +140,8 @@ def main():
             "regime": "ncu replay: --cache-control all --clock-control base",
             "blocks_per_launch": 16384, "bytes_per_block": 4096,
             "hub_share_metric": {"name": "lts__average_t_sector_srcnode_hub.ratio", "values_returned": hub_values},
-            "probe": main_rows, "probe_repeats": repeats, "fdtd_2d": fd}
+            "probe": main_rows, "probe_repeats": repeats,
+            "probe_by_blocks": {str(n): v for n, v in by_blocks.items()}, "fdtd_2d": fd}
     mx = lambda op, kind: max(r["unclassified_sectors"] for r in main_rows if r["op"] == op and r["kind"] == kind)
     lines = ["# L2 work in no op class on the H100 (2026-11-27)", "",
              "Device: NVIDIA H100 80GB HBM3, ncu 2025.3.1 (`--cache-control all --clock-control base`). "
@@ -179,6 +188,22 @@ def main():
               "`lts__t_sectors_aperture_sysmem` is %.1f K sectors on every launch of every op, read or write." %
               (", ".join(repr(v) for v in hub_values) or "nothing",
                sum(r["sysmem_aperture_sectors"] for r in main_rows) / len(main_rows) / 1e3), "",
+              "", "By how much is written (probe-C; write and copy with 1024 to 65536 blocks a launch, 16384 from the "
+              "main run): unclassified sectors per block, chunks side by side (gap 4 KiB) / the most over the gaps of "
+              "128 KiB and more:", "",
+              "| blocks (MiB written) | write | copy |", "|---|--:|--:|"]
+    for n, v in sorted(by_blocks.items()):
+        cellv = lambda rows: "%.1f / %.1f" % (
+            next(r for r in rows if r["kind"] == "gap" and r["size"] == 4)["unclassified_sectors"] / n,
+            max(r["unclassified_sectors"] for r in rows if r["kind"] == "gap" and r["size"] >= 128) / n)
+        lines.append("| %d (%d) | %s | %s |" % (n, n * 4096 >> 20, cellv(v["write"]), cellv(v["copy"])))
+    per = lambda op: [r["unclassified_sectors"] / n for n, v in by_blocks.items() for r in v[op]
+                      if r["kind"] == "gap" and (r["size"] == 4 or r["size"] >= 128)]
+    lines += ["", "It needs no eviction: %d blocks (%d MiB written, a small part of the 50 MB L2) make it too, "
+              "and per 4 KiB block written it is of the same order at every size, %.1f to %.1f sectors (write) and "
+              "%.1f to %.1f (copy). No rule the model could take from this was found: it is recorded, not modelled."
+              % (min(by_blocks), min(by_blocks) * 4096 >> 20, min(per("write")), max(per("write")),
+                 min(per("copy")), max(per("copy"))), "",
               "fdtd_2d (its 20 orders, the attribution profile `truth-C4-attrib-repeat`, three launches summed): "
               "the hit rate of the read, write and membar sectors alone, the work the locality model simulates, "
               "spans %.2f points over the 18 orders that are not scatters, where the measured hit rate spans %.2f; "
