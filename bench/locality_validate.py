@@ -17,10 +17,13 @@ reports per kernel:
 Measured hit rate = 100 * sum(lts__t_sectors_lookup_hit) / sum(lts__t_sectors), summed over
 the profiled launches, as the tool's own profiler parser computes it. Where a truth part has the
 read lookups split by source (srcunit_tex / srcunit_ltcfabric), the report adds them against the
-model's read_hits, fabric_read_requests and fabric_read_hits (COMPONENTS below).
+model's read_hits, fabric_read_requests and fabric_read_hits (COMPONENTS below); where it has
+the op split, the hit rate of the read, write and membar sectors alone (modelled_classes_hit_pct).
 
 Usage: locality_validate.py [--binary build/swizzleperf] [--out bench/results/DATE-h100-locality]
                             [--probe bench/results/2026-11-22-h100-probe.json] [--jobs N]
+                            [--notes bench/results/raw-locality/notes.md]   (the text under the
+                            tables of bench/results/2026-11-24-h100-locality.md)
 Writes OUT.json (machines) and OUT.md (people). Needs no GPU: predictions run here.
 """
 import argparse
@@ -117,6 +120,25 @@ def unclassified_work(launch):
     }
 
 
+# The hit rate of the sectors the model simulates -- reads, writes and memory barriers (the
+# model books barriers nowhere, but they are ~43 K sectors a launch whatever the order) -- over
+# those sectors plus atomics and reductions, summed over the profiled launches; None where the
+# truth lacks the op split. Set against the measured hit rate, it says how much of a kernel's
+# order effect lies in work the model simulates, and against the prediction, how well the model
+# ranks that work.
+def modelled_classes_hit_pct(variant):
+    ops = ("read", "write", "membar")
+    hits = sectors = 0
+    for L in variant.get("launches", []):
+        m = L.get("metrics", {})
+        need = ["lts__t_sectors_op_%s.sum" % o for o in ops + ("atom", "red")] + ["lts__t_sectors_op_%s_lookup_hit.sum" % o for o in ops]
+        if not all(isinstance(m.get(k), (int, float)) for k in need):
+            return None
+        hits += sum(m["lts__t_sectors_op_%s_lookup_hit.sum" % o] for o in ops)
+        sectors += sum(m["lts__t_sectors_op_%s.sum" % o] for o in ops + ("atom", "red"))
+    return 100.0 * hits / sectors if sectors else None
+
+
 def load_truth():
     parts = {}
     for name in sorted(os.listdir(RAW)):
@@ -156,7 +178,7 @@ def main():
         with tarfile.open(os.path.join(RAW, "raw-%s.tgz" % part)) as t:
             t.extractall(os.path.join(tmp, part), filter="data") if sys.version_info >= (3, 12) else t.extractall(os.path.join(tmp, part))
     wanted = set(filter(None, a.kernels.split(",")))
-    jobs, repeats, components, attrib, attrib_left_out = [], {}, {}, {}, {}
+    jobs, repeats, components, attrib, attrib_left_out, modelled = [], {}, {}, {}, {}, {}
     for part, t in truth.items():
         for kname, k in t["kernels"].items():
             short = kname.split("/")[-1]
@@ -175,6 +197,9 @@ def main():
                 work = [unclassified_work(L) for L in v.get("launches", [])]
                 if work and all(work):
                     attrib.setdefault(short, {}).setdefault(part, []).append((v["label"], work))
+                mc_hit = modelled_classes_hit_pct(v)
+                if mc_hit is not None:
+                    modelled.setdefault((short, v["label"]), (part, mc_hit, measured["l2_hit_pct"]))
                 comp = measured_components(v)
                 if comp:
                     components.setdefault((short, v["label"]), (part, comp))
@@ -247,6 +272,13 @@ def main():
                 "spearman": spearman(pc, mc),
                 "median_rel_err_pct": statistics.median(abs(y - x) / x * 100 for x, y in pairs_c if x) if any(mc) else None,
                 "measured_min": min(mc), "measured_max": max(mc), "predicted_min": min(pc), "predicted_max": max(pc)}
+        mod_rows = [(r["l2_hit_pct"], modelled[(kernel, j[2])]) for j, r in ok if (kernel, j[2]) in modelled]
+        modelled_report = None
+        if len(mod_rows) >= 3:
+            pc, cls, tot = [x for x, _ in mod_rows], [c[1] for _, c in mod_rows], [c[2] for _, c in mod_rows]
+            modelled_report = {"truth_part": sorted({c[0] for _, c in mod_rows}), "orders": len(mod_rows),
+                               "spearman_predicted": spearman(pc, cls), "spearman_measured_total": spearman(tot, cls),
+                               "range_pts": max(cls) - min(cls), "total_range_pts": max(tot) - min(tot)}
         unclassified = []
         if kernel in attrib and (noise is None or noise > ATTRIB_MAX_NOISE):
             attrib_left_out[kernel] = noise
@@ -262,6 +294,7 @@ def main():
                 unclassified.append(row)
         report["kernels"][kernel] = {
             "unclassified_l2_work": unclassified,
+            "modelled_classes": modelled_report,
             "read_components": comp_report,
             "unclassified_l2_work_left_out": kernel in attrib_left_out,  # measured, but the repeat noise is too high
             "spearman_hit_per_launch": per_launch,
@@ -302,6 +335,20 @@ def main():
     if multi:
         lines.append("Spearman per profiled launch (kernels with more than one): " + "; ".join(
             "%s %s" % (kernel, " / ".join(fmt(x) for x in k["spearman_hit_per_launch"])) for kernel, k in multi) + ".")
+        lines.append("")
+    with_mod = [(kernel, k) for kernel, k in report["kernels"].items() if k["modelled_classes"]]
+    if with_mod:
+        lines += ["The hit rate of the read, write and memory-barrier sectors alone (the work the model simulates; "
+                  "Nsight Compute counts more), where the truth has the op split: its spread over the orders beside "
+                  "the whole hit rate's in the same profile, its Spearman against the whole hit rate (how much of the "
+                  "order effect it carries) and against the prediction (how well the model ranks it):", "",
+                  "| kernel | part | orders | spread (pts): these sectors / all | Spearman vs all sectors' hit rate | Spearman vs predicted |",
+                  "|---|---|--:|---|--:|--:|"]
+        for kernel, k in with_mod:
+            c = k["modelled_classes"]
+            lines.append("| %s | %s | %d | %.2f / %.2f | %s | %s |" % (
+                kernel, ",".join(c["truth_part"]), c["orders"], c["range_pts"], c["total_range_pts"],
+                fmt(c["spearman_measured_total"]), fmt(c["spearman_predicted"])))
         lines.append("")
     with_comp = [(kernel, k) for kernel, k in report["kernels"].items() if k["read_components"]]
     if with_comp:
