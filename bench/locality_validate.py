@@ -102,22 +102,26 @@ ATTRIB_NEEDS = ("lts__t_sectors_srcnode_gpc.sum", "lts__t_sectors_lookup_miss_da
                 "lts__t_sectors_srcunit_ltcfabric_op_write.sum", "lts__t_sectors_srcunit_ltcfabric_op_membar.sum")
 
 
+def unclassified_counts(m):
+    """The L2 work outside the op classes in one launch's metrics (absent counters count 0):
+    sectors (lts__t_sectors less its read, write, membar, atom and red sectors), their hits, and
+    the part that came across the fabric. Also bench/page_walk_result.py's."""
+    g = lambda k: m.get(k) if isinstance(m.get(k), (int, float)) else 0
+    ops = ("read", "write", "membar", "atom", "red")
+    return {"sectors": g("lts__t_sectors.sum") - sum(g("lts__t_sectors_op_%s.sum" % o) for o in ops),
+            "hits": g("lts__t_sectors_lookup_hit.sum") - sum(g("lts__t_sectors_op_%s_lookup_hit.sum" % o) for o in ops[:3]),
+            "fabric": g("lts__t_sectors_srcunit_ltcfabric.sum") - sum(
+                g("lts__t_sectors_srcunit_ltcfabric_op_%s.sum" % o) for o in ops[:3])}
+
+
 def unclassified_work(launch):
     m = launch.get("metrics", {})
     if not all(isinstance(m.get(x), (int, float)) for x in ATTRIB_NEEDS + ("lts__t_sectors.sum",)):
         return None
-    g = lambda k: m.get(k) if isinstance(m.get(k), (int, float)) else 0
-    ops = ("read", "write", "membar", "atom", "red")
-    sec, hit = g("lts__t_sectors.sum"), g("lts__t_sectors_lookup_hit.sum")
-    fab = g("lts__t_sectors_srcunit_ltcfabric.sum")
-    return {
-        "hit_pct": 100.0 * hit / sec if sec else None,
-        "sectors": sec - sum(g("lts__t_sectors_op_%s.sum" % o) for o in ops),
-        "no_source": sec - g("lts__t_sectors_srcnode_gpc.sum") - fab,
-        "fabric": fab - sum(g("lts__t_sectors_srcunit_ltcfabric_op_%s.sum" % o) for o in ("read", "write", "membar")),
-        "hits": hit - sum(g("lts__t_sectors_op_%s_lookup_hit.sum" % o) for o in ("read", "write", "membar")),
-        "promoted_misses": g("lts__t_sectors_lookup_miss_data_promoted.sum"),
-    }
+    sec, hit = m["lts__t_sectors.sum"], m.get("lts__t_sectors_lookup_hit.sum") or 0
+    return dict(unclassified_counts(m), hit_pct=100.0 * hit / sec if sec else None,
+                no_source=sec - m["lts__t_sectors_srcnode_gpc.sum"] - (m.get("lts__t_sectors_srcunit_ltcfabric.sum") or 0),
+                promoted_misses=m["lts__t_sectors_lookup_miss_data_promoted.sum"])
 
 
 # The hit rate of the sectors the model simulates -- reads, writes and memory barriers (the

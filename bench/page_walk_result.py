@@ -27,7 +27,7 @@ import tarfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from locality_validate import spearman  # noqa: E402
+from locality_validate import spearman, unclassified_counts as unclassified  # noqa: E402
 from resultfmt import write_result  # noqa: E402
 
 RAW = os.path.join(HERE, "results", "raw-page-walk")
@@ -56,14 +56,6 @@ def ncu_rows(text):
     return [rows[k] for k in sorted(rows)]
 
 
-def unclassified(m):
-    g = lambda k: m.get(k) or 0
-    return {"sectors": g("lts__t_sectors.sum") - sum(g("lts__t_sectors_op_%s.sum" % o) for o in OPS),
-            "hits": g("lts__t_sectors_lookup_hit.sum") - sum(g("lts__t_sectors_op_%s_lookup_hit.sum" % o) for o in OPS[:3]),
-            "from_fabric": g("lts__t_sectors_srcunit_ltcfabric.sum") - sum(
-                g("lts__t_sectors_srcunit_ltcfabric_op_%s.sum" % o) for o in OPS[:3])}
-
-
 def probe_table(files, op):
     cfg = json.loads([l for l in files["probe-%s.json" % op].splitlines() if l.startswith("{")][-1])
     rows = ncu_rows(files["probe-%s.csv" % op])
@@ -77,7 +69,7 @@ def probe_table(files, op):
                     "lts_sectors": m.get("lts__t_sectors.sum"), "read_sectors": m.get("lts__t_sectors_op_read.sum"),
                     "write_sectors": m.get("lts__t_sectors_op_write.sum"),
                     "unclassified_sectors": u["sectors"], "unclassified_hits": u["hits"],
-                    "unclassified_from_fabric": u["from_fabric"],
+                    "unclassified_from_fabric": u["fabric"],
                     "sysmem_aperture_sectors": m.get("lts__t_sectors_aperture_sysmem.sum"),
                     "duration_ns": m.get("gpu__time_duration.sum")})
     return out
