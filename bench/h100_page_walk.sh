@@ -12,7 +12,7 @@
 #      orders (SWZ_TRUTH_ONLY), with the attribution metrics of the earlier profiles.
 # SWZ_PW_OPS="" skips the main sweeps (e.g. with only SWZ_PW_BLOCKS set).
 # Output under $OUT: probe-OP.csv and probe-OP.json (the configs, the probe's JSON line) per
-# op, logs, and the truth script's truth.json / table.md / raw.tgz as truth-E-*, raw-E-*.
+# op, logs, and the truth script's truth.json and raw.tgz as truth-E.json and raw-E.tgz.
 # Usage: OUT=... bench/h100_page_walk.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -27,13 +27,10 @@ import tarfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from locality_validate import spearman, unclassified_counts as unclassified  # noqa: E402
+from locality_validate import modelled_classes_hit_pct, spearman, unclassified_counts as unclassified  # noqa: E402
 from resultfmt import write_result  # noqa: E402
 
 RAW = os.path.join(HERE, "results", "raw-page-walk")
-OPS = ("read", "write", "membar", "atom", "red")
-
-
 def members(tgz):
     """name (basename) -> text, for every file in the archive (nested raw-*.tgz left out)."""
     out = {}
@@ -90,7 +87,7 @@ def fdtd_split():
             uh += u["hits"]
             per.append({"unclassified_sectors": u["sectors"], "unclassified_hits": u["hits"],
                         "duration_ns": m.get("gpu__time_duration.sum")})
-        rows.append({"order": v["label"], "hit_pct": 100.0 * h / s, "classified_hit_pct": 100.0 * (h - uh) / (s - us),
+        rows.append({"order": v["label"], "hit_pct": 100.0 * h / s, "classified_hit_pct": modelled_classes_hit_pct(v),
                      "unclassified_sectors": us, "unclassified_hits": uh, "launches": per})
     non_scatter = [r for r in rows if not r["order"].startswith("scatter")]
     span = lambda rs, k: max(r[k] for r in rs) - min(r[k] for r in rs)
