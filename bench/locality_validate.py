@@ -121,7 +121,8 @@ def unclassified_work(launch):
     sec, hit = m["lts__t_sectors.sum"], m.get("lts__t_sectors_lookup_hit.sum") or 0
     return dict(unclassified_counts(m), hit_pct=100.0 * hit / sec if sec else None,
                 no_source=sec - m["lts__t_sectors_srcnode_gpc.sum"] - (m.get("lts__t_sectors_srcunit_ltcfabric.sum") or 0),
-                promoted_misses=m["lts__t_sectors_lookup_miss_data_promoted.sum"])
+                promoted_misses=m["lts__t_sectors_lookup_miss_data_promoted.sum"],
+                duration_ns=m.get("gpu__time_duration.sum"))
 
 
 # The hit rate of the sectors the model simulates -- reads, writes and memory barriers (the
@@ -141,6 +142,27 @@ def modelled_classes_hit_pct(variant):
         hits += sum(m["lts__t_sectors_op_%s_lookup_hit.sum" % o] for o in ops)
         sectors += sum(m["lts__t_sectors_op_%s.sum" % o] for o in ops + ("atom", "red"))
     return 100.0 * hits / sectors if sectors else None
+
+
+# The L2 work the model does not simulate, summed over the profiled launches: every sector and
+# hit outside the read and write op classes (memory barriers and the unclassified work); None
+# where the truth lacks the op split. Added to a prediction's own requests and hits, it gives
+# the hit rate the model would predict if it knew that work exactly: how far the model's ranking
+# of a kernel is held back by what it leaves out, against how far by what it simulates.
+def unsimulated_work(variant):
+    sectors = hits = 0
+    for L in variant.get("launches", []):
+        m = L.get("metrics", {})
+        need = ["lts__t_sectors.sum", "lts__t_sectors_lookup_hit.sum"] + [
+            "lts__t_sectors_op_%s%s.sum" % (o, h) for o in ("read", "write") for h in ("", "_lookup_hit")]
+        if not all(isinstance(m.get(k), (int, float)) for k in need):
+            return None
+        sectors += m["lts__t_sectors.sum"] - m["lts__t_sectors_op_read.sum"] - m["lts__t_sectors_op_write.sum"]
+        hits += m["lts__t_sectors_lookup_hit.sum"] - m["lts__t_sectors_op_read_lookup_hit.sum"] - m[
+            "lts__t_sectors_op_write_lookup_hit.sum"]
+    return {"sectors": sectors, "hits": hits,
+            "hit_pct": 100.0 * sum(L["metrics"]["lts__t_sectors_lookup_hit.sum"] for L in variant["launches"]) /
+            sum(L["metrics"]["lts__t_sectors.sum"] for L in variant["launches"])}
 
 
 def load_truth():
@@ -183,6 +205,7 @@ def main():
             t.extractall(os.path.join(tmp, part), filter="data") if sys.version_info >= (3, 12) else t.extractall(os.path.join(tmp, part))
     wanted = set(filter(None, a.kernels.split(",")))
     jobs, repeats, components, attrib, attrib_left_out, modelled = [], {}, {}, {}, {}, {}
+    profiles, unsimulated = {}, {}
     for part, t in truth.items():
         for kname, k in t["kernels"].items():
             short = kname.split("/")[-1]
@@ -201,6 +224,10 @@ def main():
                 work = [unclassified_work(L) for L in v.get("launches", [])]
                 if work and all(work):
                     attrib.setdefault(short, {}).setdefault(part, []).append((v["label"], work))
+                profiles.setdefault((short, v["label"]), {})[part] = measured["l2_hit_pct"]
+                other = unsimulated_work(v)
+                if other is not None:
+                    unsimulated.setdefault((short, v["label"]), (part, other))
                 mc_hit = modelled_classes_hit_pct(v)
                 if mc_hit is not None:
                     modelled.setdefault((short, v["label"]), (part, mc_hit, measured["l2_hit_pct"]))
@@ -283,6 +310,23 @@ def main():
             modelled_report = {"truth_part": sorted({c[0] for _, c in mod_rows}), "orders": len(mod_rows),
                                "spearman_predicted": spearman(pc, cls), "spearman_measured_total": spearman(tot, cls),
                                "range_pts": max(cls) - min(cls), "total_range_pts": max(tot) - min(tot)}
+        # The same prediction against each profile of all the orders (the truth's main part and its
+        # repeats), and against their mean: how much the ranking moves with the measurement alone.
+        labels = [j[2] for j, r in ok]
+        parts_all = sorted(set.intersection(*[set(profiles.get((kernel, l), {})) for l in labels])) if labels else []
+        by_profile = {part: spearman(ph, [profiles[(kernel, l)][part] for l in labels]) for part in parts_all}
+        mean_profiles = [statistics.mean(profiles[(kernel, l)].values()) for l in labels]
+        uns_rows = [(r["total"], unsimulated[(kernel, j[2])]) for j, r in ok if (kernel, j[2]) in unsimulated and "total" in r]
+        uns_part = uns_rows[0][1][0] if uns_rows else None
+        uns_rows = [(t, u) for t, (part, u) in uns_rows if part == uns_part]
+        with_unsimulated = None
+        if len(uns_rows) >= 3:
+            meas = [u["hit_pct"] for _, u in uns_rows]
+            with_unsimulated = {
+                "truth_part": uns_part, "orders": len(uns_rows),
+                "spearman_model": spearman([100.0 * t["hits"] / t["requests"] for t, _ in uns_rows], meas),
+                "spearman_with_measured_unsimulated": spearman(
+                    [100.0 * (t["hits"] + u["hits"]) / (t["requests"] + u["sectors"]) for t, u in uns_rows], meas)}
         unclassified = []
         if kernel in attrib and (noise is None or noise > ATTRIB_MAX_NOISE):
             attrib_left_out[kernel] = noise
@@ -292,11 +336,16 @@ def main():
             for li in range(min(len(w) for _, w in per_order)):
                 col = lambda key: [w[li][key] for _, w in per_order]
                 row = {"truth_part": part, "launch": li, "orders": len(per_order),
-                       "spearman_hits_vs_hit_pct": spearman(col("hits"), col("hit_pct"))}
+                       "spearman_hits_vs_hit_pct": spearman(col("hits"), col("hit_pct")),
+                       "spearman_sectors_vs_duration": spearman(col("sectors"), col("duration_ns"))
+                       if all(isinstance(x, (int, float)) for x in col("duration_ns")) else None}
                 for key in ("sectors", "no_source", "fabric", "hits", "promoted_misses"):
                     row[key + "_min"], row[key + "_max"] = min(col(key)), max(col(key))
                 unclassified.append(row)
         report["kernels"][kernel] = {
+            "spearman_hit_by_profile": by_profile,
+            "spearman_hit_mean_of_profiles": spearman(ph, mean_profiles) if len(parts_all) > 1 else None,
+            "with_measured_unsimulated_work": with_unsimulated,
             "unclassified_l2_work": unclassified,
             "modelled_classes": modelled_report,
             "read_components": comp_report,
@@ -340,6 +389,26 @@ def main():
         lines.append("Spearman per profiled launch (kernels with more than one): " + "; ".join(
             "%s %s" % (kernel, " / ".join(fmt(x) for x in k["spearman_hit_per_launch"])) for kernel, k in multi) + ".")
         lines.append("")
+    multi_p = [(kernel, k) for kernel, k in report["kernels"].items() if len(k["spearman_hit_by_profile"]) > 1]
+    if multi_p:
+        lines.append("The same predictions against each profile of all the orders (the main truth and its repeats) and "
+                     "against their mean: " + "; ".join("%s %s (mean %s)" % (
+                         kernel, " / ".join("%s %s" % (p, fmt(x)) for p, x in k["spearman_hit_by_profile"].items()),
+                         fmt(k["spearman_hit_mean_of_profiles"])) for kernel, k in multi_p) + ".")
+        lines.append("")
+    with_uns = [(kernel, k) for kernel, k in report["kernels"].items() if k["with_measured_unsimulated_work"]]
+    if with_uns:
+        lines += ["The L2 work the model does not simulate (every sector and hit outside the read and write op "
+                  "classes: memory barriers and the work in no op class), taken as measured and added to each "
+                  "prediction: the ranking the model would give if it knew that work, against the model's own, both "
+                  "against the same profile:", "",
+                  "| kernel | part | orders | Spearman: model | Spearman: model + measured unsimulated work |",
+                  "|---|---|--:|--:|--:|"]
+        for kernel, k in with_uns:
+            w = k["with_measured_unsimulated_work"]
+            lines.append("| %s | %s | %d | %s | %s |" % (kernel, w["truth_part"], w["orders"], fmt(w["spearman_model"]),
+                                                      fmt(w["spearman_with_measured_unsimulated"])))
+        lines.append("")
     with_mod = [(kernel, k) for kernel, k in report["kernels"].items() if k["modelled_classes"]]
     if with_mod:
         lines += ["The hit rate of the read, write and memory-barrier sectors alone (the work the model simulates; "
@@ -373,15 +442,16 @@ def main():
     if with_attrib:
         lines += ["L2 work in no op class, per profiled launch, where the truth has the attribution metrics (millions of "
                   "sectors, range over the orders; \"no source\": neither the GPCs nor the fabric sent it; last column: "
-                  "Spearman of the unclassified hits against the launch's measured hit rate):", "",
-                  "| kernel | part | launch | sectors | from no source | from the fabric | hits | promoted misses | hits vs hit rate |",
-                  "|---|---|--:|---|---|---|---|---|--:|"]
+                  "Spearman of the unclassified hits against the launch's measured hit rate, and of its sectors against "
+                  "the launch's duration):", "",
+                  "| kernel | part | launch | sectors | from no source | from the fabric | hits | promoted misses | hits vs hit rate | sectors vs duration |",
+                  "|---|---|--:|---|---|---|---|---|--:|--:|"]
         for kernel, k in with_attrib:
             for r in k["unclassified_l2_work"]:
                 rng = lambda key: "%.2f-%.2f" % (r[key + "_min"] / 1e6, r[key + "_max"] / 1e6)
-                lines.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s |" % (
+                lines.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
                     kernel, r["truth_part"], r["launch"], rng("sectors"), rng("no_source"), rng("fabric"), rng("hits"),
-                    rng("promoted_misses"), fmt(r["spearman_hits_vs_hit_pct"])))
+                    rng("promoted_misses"), fmt(r["spearman_hits_vs_hit_pct"]), fmt(r["spearman_sectors_vs_duration"])))
         if attrib_left_out:
             lines.append("")
             lines.append("Left out, their counters from separate replay passes not comparable (repeat noise above %.2f "
