@@ -27,7 +27,9 @@ Orders (labels exactly these):
   p prime and coprime with num_pids: the smallest such prime >= max(num_pids/3, 97), and
   1000003 or the next coprime prime after it);
   grouped_m(G=2,4,8,16,32,64); grouped_n(G=2,4,8,16,32); grouped_m_die(G=8); die_rr;
-  die_chunk(C=4); die_chunk(C=16);
+  die_chunk(C=4); die_chunk(C=16); on a 1-D grid (m or n = 1, where the 2-D families are the
+  identity) also die_chunk(C=2,8,32,64,256) and scatter(P=p) for the smallest primes coprime
+  with num_pids from 3, 9, 31, 65 and 257 (strides: a tile's neighbours P pids apart);
   with program hints (attention_fwd): longest_first(G=1), longest_first(G=8),
   gqa_group(G=n_group,S=n_group_stride).
 The built-in families' regions are byte for byte what swizzleperf's built-in proposer
@@ -294,13 +296,19 @@ def labels_for(info):
     out += ["grouped_m(G={})".format(g) for g in (2, 4, 8, 16, 32, 64)]
     out += ["grouped_n(G={})".format(g) for g in (2, 4, 8, 16, 32)]
     out += ["grouped_m_die(G=8)", "die_rr", "die_chunk(C=4)", "die_chunk(C=16)"]
+    if int(info["grid"]["m"]) == 1 or int(info["grid"]["n"]) == 1:
+        # On a 1-D grid the 2-D families map as the identity does, which leaves 7 distinct
+        # orders; graded ones instead: runs of C consecutive tiles per die, and strides of a
+        # few tiles (a tile's neighbours P pids apart), from near-identity to scattered.
+        out += ["die_chunk(C={})".format(c) for c in (2, 8, 32, 64, 256)]
+        out += ["scatter(P={})".format(coprime_prime_from(s, n)) for s in (3, 9, 31, 65, 257)]
     hints = info.get("hints")
     if isinstance(hints, dict) and hints:
         out += ["longest_first(G=1)", "longest_first(G=8)"]
         g, s = hints.get("n_group"), hints.get("n_group_stride")
         if isinstance(g, int) and isinstance(s, int) and g >= 1 and s >= 1:
             out.append("gqa_group(G={},S={})".format(g, s))
-    return out
+    return list(dict.fromkeys(out))
 
 
 def slug(label):
