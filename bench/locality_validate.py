@@ -9,7 +9,8 @@ reports per kernel:
     average ranks), and the median / largest absolute error in points;
   - the same for DRAM read bytes (median relative error);
   - measured repeat noise where the truth has repeats (truth-C*-repeat: parts whose name starts
-    with C are repeats of orders measured in the main parts);
+    with C are repeats of orders measured in the main parts; where a kernel is in several main
+    parts, the one with the most orders is its main part and the others count as repeats);
   - pairwise agreement on distinguishable pairs: of the pairs of orders whose measured hit
     rates differ by more than the kernel's largest repeat difference (the noise), the share the
     model orders the same way (ties in the prediction count half). Where the orders sit within
@@ -165,6 +166,42 @@ def unsimulated_work(variant):
             sum(L["metrics"]["lts__t_sectors.sum"] for L in variant["launches"])}
 
 
+def main_parts(truth):
+    """Per kernel, the truth part its predictions are scored against: of the parts not named as
+    repeats (a name starting with C), the one with the most profiled orders (the first in name
+    order on a tie). The kernel's other parts count as repeats of the same orders."""
+    count = {}
+    for part, t in truth.items():
+        if part.startswith("C"):
+            continue
+        for kname, k in t["kernels"].items():
+            n = sum(1 for v in k["variants"] if v.get("status") == "profiled" and v.get("summed"))
+            count.setdefault(kname.split("/")[-1], []).append((-n, part))
+    return {k: min(v)[1] for k, v in count.items()}
+
+
+def one_part_per_kernel(table, main_part):
+    """{(kernel, label): {part: value}} -> {(kernel, label): (part, *value)} with one part per
+    kernel, so that no figure mixes profiles: the kernel's main part where it has every label
+    the table has for the kernel, else the part with the most labels (first in name order)."""
+    by_kernel = {}
+    for (k, label), parts in table.items():
+        by_kernel.setdefault(k, {})[label] = parts
+    out = {}
+    for k, labels in by_kernel.items():
+        count = {}
+        for parts in labels.values():
+            for p in parts:
+                count[p] = count.get(p, 0) + 1
+        best = main_part.get(k)
+        if count.get(best) != len(labels):
+            best = min(count, key=lambda p: (-count[p], p))
+        for label, parts in labels.items():
+            if best in parts:
+                out[(k, label)] = (best,) + tuple(parts[best])
+    return out
+
+
 def load_truth():
     parts = {}
     for name in sorted(os.listdir(RAW)):
@@ -206,6 +243,7 @@ def main():
     wanted = set(filter(None, a.kernels.split(",")))
     jobs, repeats, components, attrib, attrib_left_out, modelled = [], {}, {}, {}, {}, {}
     profiles, unsimulated = {}, {}
+    main_part = main_parts(truth)
     for part, t in truth.items():
         for kname, k in t["kernels"].items():
             short = kname.split("/")[-1]
@@ -227,14 +265,14 @@ def main():
                 profiles.setdefault((short, v["label"]), {})[part] = measured["l2_hit_pct"]
                 other = unsimulated_work(v)
                 if other is not None:
-                    unsimulated.setdefault((short, v["label"]), (part, other))
+                    unsimulated.setdefault((short, v["label"]), {})[part] = (other,)
                 mc_hit = modelled_classes_hit_pct(v)
                 if mc_hit is not None:
-                    modelled.setdefault((short, v["label"]), (part, mc_hit, measured["l2_hit_pct"]))
+                    modelled.setdefault((short, v["label"]), {})[part] = (mc_hit, measured["l2_hit_pct"])
                 comp = measured_components(v)
                 if comp:
-                    components.setdefault((short, v["label"]), (part, comp))
-                if part.startswith("C"):
+                    components.setdefault((short, v["label"]), {})[part] = (comp,)
+                if part != main_part.get(short):
                     repeats.setdefault((short, v["label"]), []).append(measured["l2_hit_pct"])
                     continue
                 kernel_path = next(p for p in (os.path.join(ROOT, "kernels", kname + ".hip"),
@@ -242,6 +280,7 @@ def main():
                 region = os.path.join(tmp, part, v["region_file"])
                 jobs.append((short, kname, v["label"], v.get("same_mapping_as"), kernel_path, region,
                              v.get("launches_profiled") or k.get("launch_count_profiled") or 1, measured))
+    modelled, components, unsimulated = (one_part_per_kernel(t, main_part) for t in (modelled, components, unsimulated))
     extra = a.extra.split()
     results = {}
     t0 = time.time()
