@@ -402,7 +402,7 @@ Result<MappingReport> evaluate_mapping(const std::string& region, const std::vec
     rr.out.clear();
     rr.out.shrink_to_fit();
     c = analyse_mapping(grid, mapping, hw);
-    if (!report.grids.empty()) c.mapping.clear();  // keep the table for the main grid only
+    if (!report.grids.empty() && !options.keep_every_mapping) c.mapping.clear();  // the main grid's table only
     report.ok = report.ok && c.bijective;
     report.grids.push_back(std::move(c));
     if (!report.ok) break;

@@ -31,7 +31,8 @@ struct GridCheck {
   std::vector<unsigned> rows_per_die, cols_per_die;  // distinct tile rows/cols each die touches
   double row_neighbours_same_die = 0;     // fraction of (i,j)-(i,j+1) pairs on one die
   double col_neighbours_same_die = 0;     // fraction of (i,j)-(i+1,j) pairs on one die
-  std::vector<std::uint32_t> mapping;     // pid -> tile (kept for the main grid only)
+  std::vector<std::uint32_t> mapping;     // pid -> tile, bijective grids only (the main grid's
+                                          // alone unless MappingCheckOptions::keep_every_mapping)
 };
 
 struct MappingReport {
@@ -51,6 +52,9 @@ struct MappingCheckOptions {
   std::string host_compiler = "c++";
   std::filesystem::path work_dir;          // where the evaluator is written and built
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+  // Keep every grid's pid -> tile table, not only the main grid's (4 bytes a pid each): for
+  // comparing two evaluations grid by grid in one pass (one compile) each.
+  bool keep_every_mapping = false;
   // TEST ONLY: skip the region validator so tests can show that the evaluator's
   // own confinement (rlimits + seccomp strict mode) holds when the validator is
   // bypassed. Never set outside tests; no option or variable of the CLI sets it.
