@@ -225,6 +225,12 @@ def predict(binary, kernel_path, region, launches, probe, extra):
     return j
 
 
+def md_table(intro, header, align, rows):
+    """The lines of a paragraph and the Markdown table under it (rows: lists of cell text)."""
+    return [intro, "", "| %s |" % " | ".join(header), "|%s|" % "|".join(align)] + [
+        "| %s |" % " | ".join(r) for r in rows] + [""]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "swizzleperf"))
@@ -437,31 +443,28 @@ def main():
         lines.append("")
     with_uns = [(kernel, k) for kernel, k in report["kernels"].items() if k["with_measured_unsimulated_work"]]
     if with_uns:
-        lines += ["The L2 work the model does not simulate (every sector and hit outside the read and write op "
-                  "classes: memory barriers and the work in no op class), taken as measured and added to each "
-                  "prediction: the ranking the model would give if it knew that work, against the model's own, both "
-                  "against the same profile:", "",
-                  "| kernel | part | orders | Spearman: model | Spearman: model + measured unsimulated work |",
-                  "|---|---|--:|--:|--:|"]
-        for kernel, k in with_uns:
-            w = k["with_measured_unsimulated_work"]
-            lines.append("| %s | %s | %d | %s | %s |" % (kernel, w["truth_part"], w["orders"], fmt(w["spearman_model"]),
-                                                      fmt(w["spearman_with_measured_unsimulated"])))
-        lines.append("")
+        lines += md_table(
+            "The L2 work the model does not simulate (every sector and hit outside the read and write op "
+            "classes: memory barriers and the work in no op class), taken as measured and added to each "
+            "prediction: the ranking the model would give if it knew that work, against the model's own, both "
+            "against the same profile:",
+            ["kernel", "part", "orders", "Spearman: model", "Spearman: model + measured unsimulated work"],
+            ["---", "---", "--:", "--:", "--:"],
+            [[kernel, w["truth_part"], "%d" % w["orders"], fmt(w["spearman_model"]), fmt(w["spearman_with_measured_unsimulated"])]
+             for kernel, w in ((kernel, k["with_measured_unsimulated_work"]) for kernel, k in with_uns)])
     with_mod = [(kernel, k) for kernel, k in report["kernels"].items() if k["modelled_classes"]]
     if with_mod:
-        lines += ["The hit rate of the read, write and memory-barrier sectors alone (the work the model simulates; "
-                  "Nsight Compute counts more), where the truth has the op split: its spread over the orders beside "
-                  "the whole hit rate's in the same profile, its Spearman against the whole hit rate (how much of the "
-                  "order effect it carries) and against the prediction (how well the model ranks it):", "",
-                  "| kernel | part | orders | spread (pts): these sectors / all | Spearman vs all sectors' hit rate | Spearman vs predicted |",
-                  "|---|---|--:|---|--:|--:|"]
-        for kernel, k in with_mod:
-            c = k["modelled_classes"]
-            lines.append("| %s | %s | %d | %.2f / %.2f | %s | %s |" % (
-                kernel, ",".join(c["truth_part"]), c["orders"], c["range_pts"], c["total_range_pts"],
-                fmt(c["spearman_measured_total"]), fmt(c["spearman_predicted"])))
-        lines.append("")
+        lines += md_table(
+            "The hit rate of the read, write and memory-barrier sectors alone (the work the model simulates; "
+            "Nsight Compute counts more), where the truth has the op split: its spread over the orders beside "
+            "the whole hit rate's in the same profile, its Spearman against the whole hit rate (how much of the "
+            "order effect it carries) and against the prediction (how well the model ranks it):",
+            ["kernel", "part", "orders", "spread (pts): these sectors / all", "Spearman vs all sectors' hit rate",
+             "Spearman vs predicted"],
+            ["---", "---", "--:", "---", "--:", "--:"],
+            [[kernel, ",".join(c["truth_part"]), "%d" % c["orders"], "%.2f / %.2f" % (c["range_pts"], c["total_range_pts"]),
+              fmt(c["spearman_measured_total"]), fmt(c["spearman_predicted"])]
+             for kernel, c in ((kernel, k["modelled_classes"]) for kernel, k in with_mod)])
     with_comp = [(kernel, k) for kernel, k in report["kernels"].items() if k["read_components"]]
     if with_comp:
         lines += ["Read lookups and hits by source, where the truth has them (summed over the profiled launches, "
