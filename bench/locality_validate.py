@@ -161,9 +161,7 @@ def unsimulated_work(variant):
         sectors += m["lts__t_sectors.sum"] - m["lts__t_sectors_op_read.sum"] - m["lts__t_sectors_op_write.sum"]
         hits += m["lts__t_sectors_lookup_hit.sum"] - m["lts__t_sectors_op_read_lookup_hit.sum"] - m[
             "lts__t_sectors_op_write_lookup_hit.sum"]
-    return {"sectors": sectors, "hits": hits,
-            "hit_pct": 100.0 * sum(L["metrics"]["lts__t_sectors_lookup_hit.sum"] for L in variant["launches"]) /
-            sum(L["metrics"]["lts__t_sectors.sum"] for L in variant["launches"])}
+    return {"sectors": sectors, "hits": hits}
 
 
 def main_parts(truth):
@@ -247,7 +245,7 @@ def main():
         with tarfile.open(os.path.join(RAW, "raw-%s.tgz" % part)) as t:
             t.extractall(os.path.join(tmp, part), filter="data") if sys.version_info >= (3, 12) else t.extractall(os.path.join(tmp, part))
     wanted = set(filter(None, a.kernels.split(",")))
-    jobs, repeats, components, attrib, attrib_left_out, modelled = [], {}, {}, {}, {}, {}
+    jobs, components, attrib, attrib_left_out, modelled = [], {}, {}, {}, {}
     profiles, unsimulated = {}, {}
     main_part = main_parts(truth)
     for part, t in truth.items():
@@ -271,7 +269,7 @@ def main():
                 profiles.setdefault((short, v["label"]), {})[part] = measured["l2_hit_pct"]
                 other = unsimulated_work(v)
                 if other is not None:
-                    unsimulated.setdefault((short, v["label"]), {})[part] = (other,)
+                    unsimulated.setdefault((short, v["label"]), {})[part] = (other, measured["l2_hit_pct"])
                 mc_hit = modelled_classes_hit_pct(v)
                 if mc_hit is not None:
                     modelled.setdefault((short, v["label"]), {})[part] = (mc_hit, measured["l2_hit_pct"])
@@ -279,7 +277,6 @@ def main():
                 if comp:
                     components.setdefault((short, v["label"]), {})[part] = (comp,)
                 if part != main_part.get(short):
-                    repeats.setdefault((short, v["label"]), []).append(measured["l2_hit_pct"])
                     continue
                 kernel_path = next(p for p in (os.path.join(ROOT, "kernels", kname + ".hip"),
                                                os.path.join(ROOT, "kernels", "tc", kname + ".hip")) if os.path.exists(p))
@@ -287,6 +284,9 @@ def main():
                 jobs.append((short, kname, v["label"], v.get("same_mapping_as"), kernel_path, region,
                              v.get("launches_profiled") or k.get("launch_count_profiled") or 1, measured))
     modelled, components, unsimulated = (one_part_per_kernel(t, main_part) for t in (modelled, components, unsimulated))
+    # Each order's hit rate in the kernel's other parts: its repeats.
+    repeats = {key: [hit for part, hit in by_part.items() if part != main_part.get(key[0])]
+               for key, by_part in profiles.items()}
     extra = a.extra.split()
     results = {}
     t0 = time.time()
@@ -361,17 +361,16 @@ def main():
         parts_all = sorted(set.intersection(*[set(profiles.get((kernel, l), {})) for l in labels])) if labels else []
         by_profile = {part: spearman(ph, [profiles[(kernel, l)][part] for l in labels]) for part in parts_all}
         mean_profiles = [statistics.mean(profiles[(kernel, l)].values()) for l in labels]
-        uns_rows = [(r["total"], unsimulated[(kernel, j[2])]) for j, r in ok if (kernel, j[2]) in unsimulated and "total" in r]
-        uns_part = uns_rows[0][1][0] if uns_rows else None
-        uns_rows = [(t, u) for t, (part, u) in uns_rows if part == uns_part]
+        # (prediction, part, unsimulated work, measured hit rate); one part per kernel (one_part_per_kernel)
+        uns_rows = [(r["total"],) + unsimulated[(kernel, j[2])] for j, r in ok if (kernel, j[2]) in unsimulated and "total" in r]
         with_unsimulated = None
         if len(uns_rows) >= 3:
-            meas = [u["hit_pct"] for _, u in uns_rows]
+            meas = [hit for _, _, _, hit in uns_rows]
             with_unsimulated = {
-                "truth_part": uns_part, "orders": len(uns_rows),
-                "spearman_model": spearman([100.0 * t["hits"] / t["requests"] for t, _ in uns_rows], meas),
+                "truth_part": uns_rows[0][1], "orders": len(uns_rows),
+                "spearman_model": spearman([100.0 * t["hits"] / t["requests"] for t, _, _, _ in uns_rows], meas),
                 "spearman_with_measured_unsimulated": spearman(
-                    [100.0 * (t["hits"] + u["hits"]) / (t["requests"] + u["sectors"]) for t, u in uns_rows], meas)}
+                    [100.0 * (t["hits"] + u["hits"]) / (t["requests"] + u["sectors"]) for t, _, u, _ in uns_rows], meas)}
         unclassified = []
         if kernel in attrib and (noise is None or noise > ATTRIB_MAX_NOISE):
             attrib_left_out[kernel] = noise
