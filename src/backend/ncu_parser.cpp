@@ -237,9 +237,9 @@ Result<Metrics> parse_ncu_csv_text(std::string_view text) {
   // printed = 3,226,754 hits / 6,400,895 sectors, whereas hits + misses =
   // 6,370,855 would give 50.65 %).
   if (m.l2_hits && m.l2_sectors && *m.l2_sectors > 0) {
-    m.l2_hit_pct = 100.0 * *m.l2_hits / *m.l2_sectors;
+    m.l2_hit_pct = 100.0 * (*m.l2_hits / *m.l2_sectors);
   } else if (m.l2_hits && m.l2_misses && *m.l2_hits + *m.l2_misses > 0) {
-    m.l2_hit_pct = 100.0 * *m.l2_hits / (*m.l2_hits + *m.l2_misses);
+    m.l2_hit_pct = 100.0 * (*m.l2_hits / (*m.l2_hits + *m.l2_misses));
   } else if (present.count(kHitRate)) {
     if (m.launches == 1) {
       m.l2_hit_pct = launches[order.front()].values.at(std::string(kHitRate));
@@ -268,6 +268,14 @@ Result<Metrics> parse_ncu_csv_text(std::string_view text) {
   for (const auto& [name, value] : m.raw)
     if (!std::isfinite(value)) return make_error("ncu's " + name + " is out of range (" + std::to_string(value) + ")");
   if (m.l2_hit_pct && !std::isfinite(*m.l2_hit_pct)) return make_error("ncu's L2 hit rate is not a finite number");
+  // A share of counted sectors, or ncu's own percentage: outside [0, 100] only in
+  // a damaged or hand-made file (negative counts, more hits than sectors), and a
+  // ranking built on it would be nonsense. The ratio is taken before the * 100
+  // above so that a full hit rate is exactly 100.
+  if (m.l2_hit_pct && (*m.l2_hit_pct < 0 || *m.l2_hit_pct > 100)) {
+    return make_error("ncu's L2 hit rate is " + std::to_string(*m.l2_hit_pct) +
+                      " %, outside 0-100 (negative counts or more hits than sectors); the file is damaged");
+  }
   return m;
 }
 

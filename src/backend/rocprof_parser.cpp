@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -114,6 +115,12 @@ Result<Metrics> parse_rocprof_counters_text(std::string_view csv, std::string_vi
       return Error{"rocprofv3 counter " + counter + " has a value that is not a number: '" + f[c_value] +
                    "' (" + std::string(file) + " line " + std::to_string(rows[r].line) + ")"};
     }
+    // A counter counts events: a negative one is a damaged file, and would put
+    // the hit rate outside [0, 100] (found by tests/fuzz/fuzz_rocprof_csv).
+    if (*value < 0) {
+      return Error{"rocprofv3 counter " + counter + " is negative (" + f[c_value] + ", " + std::string(file) +
+                   " line " + std::to_string(rows[r].line) + "); counters count events, so the file is damaged"};
+    }
     auto [it, inserted] = dispatches.try_emplace(f[c_dispatch]);
     if (inserted) order.push_back(f[c_dispatch]);
     Dispatch& d = it->second;
@@ -162,12 +169,25 @@ Result<Metrics> parse_rocprof_counters_text(std::string_view csv, std::string_vi
     if (d.start && d.end && *d.end > *d.start) time_ns += static_cast<double>(*d.end - *d.start);
     else all_timed = false;
   }
+  // Summed over dimensions and dispatches, huge values can overflow to inf,
+  // and then no ratio of them means anything.
+  for (const auto& [name, v] : m.raw) {
+    if (!std::isfinite(v)) {
+      return Error{"rocprofv3 counter " + name + " sums to more than a double holds; the file is damaged"};
+    }
+  }
   const double hits = m.raw.at(std::string(kHit));
   const double misses = m.raw.at(std::string(kMiss));
   m.l2_hits = hits;
   m.l2_misses = misses;
   m.l2_sectors = hits + misses;
-  if (hits + misses > 0) m.l2_hit_pct = 100.0 * hits / (hits + misses);
+  // The ratio first: 100 * hits overflows to inf for hits near DBL_MAX (found by
+  // tests/fuzz/fuzz_rocprof_csv), whereas hits / (hits + misses) lies in [0, 1].
+  if (!std::isfinite(hits + misses)) {
+    return Error{"rocprofv3 counters " + std::string(kHit) + " and " + std::string(kMiss) +
+                 " sum to more than a double holds; the file is damaged"};
+  }
+  if (hits + misses > 0) m.l2_hit_pct = 100.0 * (hits / (hits + misses));
   if (all_timed) m.profiler_time_ns = time_ns;
   return m;
 }

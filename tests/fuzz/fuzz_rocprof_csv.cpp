@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::string_view regex : {std::string_view{}, std::string_view{"gemm_kernel"}}) {
     auto m = swz::parse_rocprof_counters(text, regex);
     if (m) {
-      if (m->l2_hit_pct && (*m->l2_hit_pct < 0 || *m->l2_hit_pct > 100)) std::abort();
+      if (m->l2_hit_pct && !(*m->l2_hit_pct >= 0 && *m->l2_hit_pct <= 100)) std::abort();
     } else {
       check_error_line(m.error());
     }

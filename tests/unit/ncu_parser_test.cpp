@@ -263,6 +263,25 @@ TEST(NcuParser, OverflowingValuesAreAnErrorNotANan) {
   EXPECT_NE(ncu_must_fail(text).find("out of range"), std::string::npos);
 }
 
+// A damaged file (negative counts, more hits than sectors, a printed rate above
+// 100) gave a hit rate outside [0, 100]; now it is an error. A full hit rate is
+// exactly 100, whatever the magnitude of the counts.
+TEST(NcuParser, HitRateOutsideZeroToHundredIsAnError) {
+  for (const std::string& text :
+       {kHeader + "\n" + row(0, "lts__t_sectors.sum", "sector", "10") +
+            row(0, "lts__t_sectors_lookup_hit.sum", "sector", "-5"),
+        kHeader + "\n" + row(0, "lts__t_sectors.sum", "sector", "10") +
+            row(0, "lts__t_sectors_lookup_hit.sum", "sector", "11"),
+        kHeader + "\n" + row(0, "lts__t_sector_hit_rate.pct", "%", "150")}) {
+    const std::string msg = ncu_must_fail(text);
+    EXPECT_NE(msg.find("outside 0-100"), std::string::npos) << msg;
+  }
+  Metrics m = ncu_must_parse(kHeader + "\n" + row(0, "lts__t_sectors.sum", "sector", "1e307") +
+                             row(0, "lts__t_sectors_lookup_hit.sum", "sector", "1e307"));
+  ASSERT_TRUE(m.l2_hit_pct);
+  EXPECT_EQ(*m.l2_hit_pct, 100.0);
+}
+
 // A quoted value spanning lines was echoed into the error, which then had two
 // lines (found by tests/fuzz/fuzz_ncu_csv).
 TEST(NcuParser, ErrorsStayOneLineWhenAFieldSpansLines) {
@@ -275,7 +294,10 @@ TEST(NcuParser, ErrorsStayOneLineWhenAFieldSpansLines) {
 TEST(NcuParser, FuzzRegressionInputsGiveAValueOrAnError) {
   for (const auto& e : std::filesystem::directory_iterator(fixture_path("fuzz/fuzz_ncu_csv"))) {
     auto r = parse_ncu_csv(read_text(e.path()));
-    if (r.ok() && r.value().l2_hit_pct) EXPECT_TRUE(std::isfinite(*r.value().l2_hit_pct)) << e.path();
+    if (r.ok() && r.value().l2_hit_pct) {
+      EXPECT_GE(*r.value().l2_hit_pct, 0.0) << e.path();
+      EXPECT_LE(*r.value().l2_hit_pct, 100.0) << e.path();
+    }
     if (!r.ok()) EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << e.path();
   }
 }

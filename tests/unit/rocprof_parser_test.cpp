@@ -140,6 +140,19 @@ TEST(RocprofCounters, UnparseableValueNamesTheCounter) {
   EXPECT_NE(msg.find("TCC_HIT_sum"), std::string::npos) << msg;
 }
 
+TEST(RocprofCounters, NegativeCounterIsADamagedFile) {
+  std::string msg = rocprof_must_fail(read_text(fixture_path("fuzz/fuzz_rocprof_csv/negative-miss.csv")));
+  EXPECT_NE(msg.find("TCC_MISS_sum is negative"), std::string::npos) << msg;
+}
+
+TEST(RocprofCounters, HugeCountsGiveARateInRangeOrAnError) {
+  Metrics m = rocprof_must_parse(read_text(fixture_path("fuzz/fuzz_rocprof_csv/hit-times-100-overflows.csv")));
+  ASSERT_TRUE(m.l2_hit_pct.has_value());
+  EXPECT_DOUBLE_EQ(*m.l2_hit_pct, 100.0);
+  std::string msg = rocprof_must_fail(read_text(fixture_path("fuzz/fuzz_rocprof_csv/sum-overflows.csv")));
+  EXPECT_NE(msg.find("more than a double holds"), std::string::npos) << msg;
+}
+
 TEST(RocprofCounters, CrlfLineEndings) {
   std::string csv = fixture("counters_2024.csv");
   std::string crlf;
@@ -212,14 +225,19 @@ TEST(RocprofAgentInfo, NumbersOutsideAnIntAreNoValue) {
   EXPECT_FALSE(r->node_id.has_value());
 }
 
-// An error echoed a quoted field spanning lines, so it had two lines (found by
-// tests/fuzz/fuzz_rocprof_csv): every error is one line.
+// An error echoed a quoted field spanning lines, so it had two lines; a hit count
+// near DBL_MAX made 100 * hits overflow, so the rate was inf (both found by
+// tests/fuzz/fuzz_rocprof_csv): every error is one line, every rate in [0, 100].
 TEST(RocprofParser, FuzzRegressionInputsGiveAValueOrAOneLineError) {
   for (const auto& e : std::filesystem::directory_iterator(fixture_path("fuzz/fuzz_rocprof_csv"))) {
     const std::string text = read_text(e.path());
     for (const char* regex : {"", "gemm_kernel"}) {
       auto r = parse_rocprof_counters(text, regex);
       if (!r.ok()) EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << e.path();
+      if (r.ok() && r->l2_hit_pct) {
+        EXPECT_GE(*r->l2_hit_pct, 0.0) << e.path();
+        EXPECT_LE(*r->l2_hit_pct, 100.0) << e.path();
+      }
     }
     auto a = parse_rocprof_agent_info(text);
     if (!a.ok()) EXPECT_EQ(a.error().message.find('\n'), std::string::npos) << e.path();
