@@ -68,7 +68,9 @@ void add_regime_options(cxxopts::Options& o) {
       ("max-discards", "burst: discarded samples per request before the regime counts as not reached",
        cxxopts::value<int>()->default_value("30"))
       ("settle-seconds", "sustained: back-to-back passes before the timed window", cxxopts::value<double>()->default_value("2"))
-      ("sustain-seconds", "sustained: the timed window of back-to-back passes", cxxopts::value<double>()->default_value("3"));
+      ("sustain-seconds", "sustained: the timed window of back-to-back passes", cxxopts::value<double>()->default_value("3"))
+      ("pause-ms", "the re-check's pause before each request to a serving program after the first (the GPU cools; "
+                   "back to back, the two programs' requests skew the ratio)", cxxopts::value<int>()->default_value("250"));
 }
 
 bool objective_options_from(const cxxopts::ParseResult& r, Objective& objective, int& rounds, RegimeSettings& timing,
@@ -109,6 +111,7 @@ bool regime_options_from(const cxxopts::ParseResult& r, RegimeSettings& timing, 
   timing.max_discards = r["max-discards"].as<int>();
   timing.settle_s = r["settle-seconds"].as<double>();
   timing.sustain_s = r["sustain-seconds"].as<double>();
+  timing.pause_ms = r["pause-ms"].as<int>();
   if (!(timing.throttle_threshold >= 0 && timing.throttle_threshold < 1)) {
     error = fmt::format("--throttle-threshold {}: use a fraction of the device's clock rate in [0, 1) (0: never discard)",
                         timing.throttle_threshold);
@@ -120,6 +123,8 @@ bool regime_options_from(const cxxopts::ParseResult& r, RegimeSettings& timing, 
     error = fmt::format("--settle-seconds {}: use 0..600", timing.settle_s);
   } else if (!(timing.sustain_s > 0 && timing.sustain_s <= 600)) {
     error = fmt::format("--sustain-seconds {}: use more than 0 and at most 600", timing.sustain_s);
+  } else if (timing.pause_ms < 0 || timing.pause_ms > 60000) {
+    error = fmt::format("--pause-ms {}: use 0..60000", timing.pause_ms);
   }
   return error.empty();
 }

@@ -104,6 +104,7 @@ const std::vector<Setting>& settings() {
       SWZ_SETTING("max-discards", true, timing.max_discards, int_text),
       SWZ_SETTING("settle-seconds", true, timing.settle_s, double_text),
       SWZ_SETTING("sustain-seconds", true, timing.sustain_s, double_text),
+      SWZ_SETTING("pause-ms", true, timing.pause_ms, int_text),
       SWZ_SETTING("iterations", false, iterations, int_text),
       SWZ_SETTING("rounds", false, recheck_rounds, int_text),
       SWZ_SETTING("proposer", false, proposer, str_text),
@@ -186,6 +187,7 @@ void to_json(nlohmann::json& j, const RunConfig& c) {
        {"max_discards", c.timing.max_discards},
        {"settle_seconds", c.timing.settle_s},
        {"sustain_seconds", c.timing.sustain_s},
+       {"pause_ms", c.timing.pause_ms},
        {"iterations", c.iterations},
        {"recheck_rounds", c.recheck_rounds},
        {"recheck_every_candidate", c.recheck_every_candidate},
@@ -225,6 +227,7 @@ RunConfig run_config_from_json(const nlohmann::json& j, bool legacy_objective) {
   c.timing.max_discards = int_or(j, "max_discards", c.timing.max_discards);
   c.timing.settle_s = double_or(j, "settle_seconds", c.timing.settle_s);
   c.timing.sustain_s = double_or(j, "sustain_seconds", c.timing.sustain_s);
+  c.timing.pause_ms = int_or(j, "pause_ms", c.timing.pause_ms);
   c.iterations = int_or(j, "iterations", c.iterations);
   c.recheck_rounds = int_or(j, "recheck_rounds", c.recheck_rounds);
   if (j.contains("recheck_every_candidate") && j["recheck_every_candidate"].is_boolean())

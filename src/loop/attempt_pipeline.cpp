@@ -286,7 +286,7 @@ StageResult AttemptPipeline::recheck(Attempt& a, const fs::path& exe, const fs::
   for (const Regime r : setup_.timing.measured()) {
     const std::string name = r == Regime::unnamed ? "" : to_string(r);
     auto c = compare_speed(backend_, baseline_exe, exe, time_args(), setup_.recheck_rounds, backend_.tools().run_timeout,
-                           name);
+                           name, std::chrono::milliseconds(setup_.timing.pause_ms));
     if (!c) {
       a.stage_seconds["recheck"] = stage_seconds_since(t0);
       if (c.error().interrupted()) return {StageEnd::interrupted, ""};

@@ -135,7 +135,8 @@ Result<std::unique_ptr<ProcessSession>> start_served(Backend& backend, const std
 
 Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::path& exe_base,
                                       const std::filesystem::path& exe_cand, const std::vector<std::string>& args,
-                                      int rounds, std::chrono::seconds timeout, const std::string& regime) {
+                                      int rounds, std::chrono::seconds timeout, const std::string& regime,
+                                      std::chrono::milliseconds pause) {
   if (rounds < 1) return make_error(fmt::format("a speed comparison needs at least 1 round, got {}", rounds));
   const auto t0 = std::chrono::steady_clock::now();
   SpeedComparison c;
@@ -153,7 +154,7 @@ Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::p
       base_s = std::move(*a);
       cand_s = std::move(*b);
       c.served = true;
-      c.pause_ms = static_cast<int>(kServedPause.count());
+      c.pause_ms = static_cast<int>(pause.count());
     }
   }
   const std::string request = regime.empty() ? "time" : "time " + regime;
@@ -165,7 +166,7 @@ Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::p
     nlohmann::json j;
     std::string failure;
     if (session) {
-      if (c.runs > 1) std::this_thread::sleep_for(kServedPause);  // see kServedPause
+      if (c.runs > 1 && pause.count() > 0) std::this_thread::sleep_for(pause);  // see RegimeSettings::pause_ms
       auto line = session->request(request, timeout);
       if (line) j = nlohmann::json::parse(*line, nullptr, false);
       else failure = line.error().message;

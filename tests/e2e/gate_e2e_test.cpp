@@ -38,7 +38,7 @@ fs::path gemm_with(const TempDir& tmp, const std::string& name, const std::strin
 std::vector<std::string> gate_args(const fs::path& kernel, const fs::path& run_dir, std::vector<std::string> extra = {}) {
   std::vector<std::string> a = {"gate", kernel.string(), "--backend", "cuda",
                                 "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu", (fake_dir() / "fake_ncu").string(),
-                                "--run-dir", run_dir.string(), "--reps", "3", "--json"};
+                                "--run-dir", run_dir.string(), "--reps", "3", "--pause-ms", "0", "--json"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
 }

@@ -19,7 +19,7 @@ std::vector<std::string> llm_optimize_args(const TempDir& tmp, const std::string
   std::vector<std::string> args{"optimize", (tmp / "gemm.hip").string(), "--proposer", "llm", "--base-url", base_url,
                                 "--iterations", std::to_string(iterations), "--backend", "cuda",
                                 "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu", (fake_dir() / "fake_ncu").string(),
-                                "--run-dir", (tmp / "run").string(), "--reps", "3"};
+                                "--run-dir", (tmp / "run").string(), "--reps", "3", "--pause-ms", "0"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }

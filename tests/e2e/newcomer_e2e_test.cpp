@@ -132,6 +132,8 @@ TEST(NewcomerE2E, EveryBadOptionValueIsOneLineExitTwoWithOrWithoutAGpu) {
       {{"optimize", gemm, "--settle-seconds", "-1"}, "--settle-seconds -1"},
       {{"optimize", gemm, "--max-discards", "-1"}, "--max-discards -1"},
       {{"optimize", gemm, "--recovery-ms", "-5"}, "--recovery-ms -5"},
+      {{"optimize", gemm, "--pause-ms", "-1"}, "--pause-ms -1: use 0..60000"},
+      {{"gate", gemm, "--pause-ms", "60001"}, "--pause-ms 60001: use 0..60000"},
       {{"optimize", gemm, "--objective", "energy", "--regime", "burst"}, "energy per run is measured in the sustained regime only"},
       {{"optimize", gemm, "--objective", "energy", "--rounds", "0"}, "--objective energy with --rounds 0"},
       {{"suite", gemm, "--regime", "cold"}, "--regime 'cold'"},

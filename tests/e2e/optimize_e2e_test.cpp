@@ -47,6 +47,7 @@ TEST(OptimizeE2E, FullRunThroughTheFakeToolchain) {
   auto h = load_json(tmp / "run" / "history.json");
   EXPECT_EQ(h["format"], "swizzleperf-history");
   EXPECT_EQ(h["schema_version"], 2);
+  EXPECT_EQ(h["config"]["pause_ms"], 0);
   ASSERT_TRUE(h.contains("baseline"));
   int counted = 0;
   for (const auto& a : h["attempts"]) {

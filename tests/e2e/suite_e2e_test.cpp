@@ -13,7 +13,7 @@ namespace {
 std::vector<std::string> suite_args(const fs::path& kernel, const fs::path& out) {
   return {"suite", kernel.string(), "--backend", "cuda", "--proposer", "builtin",
           "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu", (fake_dir() / "fake_ncu").string(),
-          "--iterations", "2", "--reps", "3", "--out", out.string()};
+          "--iterations", "2", "--reps", "3", "--pause-ms", "0", "--out", out.string()};
 }
 
 nlohmann::json suite_summary(const fs::path& dir) {

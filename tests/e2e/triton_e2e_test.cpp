@@ -105,7 +105,7 @@ TEST_F(TritonE2E, GateAndSuiteTakeTritonPrograms) {
                                        "        t = (first_m + (pid % width) % gs) * grid_n + (pid % width) // gs\n"
                                        "    return t\n");
   const std::string ncu = (fake_dir() / "fake_ncu").string();
-  auto g = run_cli({"gate", grouped.string(), "--python", python_.string(), "--ncu", ncu, "--reps", "3", "--json"}, tmp_.path(),
+  auto g = run_cli({"gate", grouped.string(), "--python", python_.string(), "--ncu", ncu, "--reps", "3", "--pause-ms", "0", "--json"}, tmp_.path(),
                    env(), 300);
   EXPECT_EQ(g.exit_code, 0) << g.out << g.err;
   EXPECT_TRUE(has(g.out, "\"verdict\": \"pays\"")) << g.out;

@@ -4,8 +4,10 @@
 //   fake_nvcc [-x cu] [-std=..] [-O3] [-arch=sm_90] [-I DIR]... [-DNAME[=V]]... -o OUT SRC
 // Any other flag is accepted and ignored; SRC is the last non-flag argument.
 // It writes a C++ *emulator* of the kernel program to OUT.emu.cpp and compiles it
-// with the host compiler ($CXX, else c++; flags -O1 -std=c++17) into OUT. The
-// compiler's output passes through and its exit status is fake_nvcc's.
+// with the host compiler ($CXX, else c++; flags -O1 -std=c++17) into OUT, linked with
+// the emulator's shared main (compiled once, kept beside fake_nvcc as
+// fake_emu_body-<hash>.o). The compiler's output passes through and its exit status
+// is fake_nvcc's.
 //
 //  - SRC named device_query.hip: the emulator prints one fixed device JSON line.
 //  - otherwise SRC must hold one `// swizzleperf:begin` ... `// swizzleperf:end`
@@ -37,12 +39,35 @@
 
 namespace {
 
-// ---- The emulator's main, appended after the region (compiled as C++17). ----
-const char* const kEmulatorBody = R"EMU(
+// ---- The emulator's main: its own translation unit (C++17), the same for every
+// program, compiled once and linked with each program's region unit (which defines
+// what the extern declarations below name). Compiling these headers and this code
+// once instead of per program is most of a fake build's time. ----
+const char* const kEmulatorBody = R"EMU(// swizzleperf fake_nvcc: the emulator's main, shared by every program.
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+#include <time.h>
+struct SwizzleGrid { unsigned m; unsigned n; };
 namespace swz_fake_emu {
+// Defined by the program's region unit.
+unsigned region_swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid);
+extern const char* const kKernel;
+extern const unsigned kDefM, kDefN;
+extern const bool kHang, kCrash, kWrong, kDumpDiff;
+extern const int kNumDies;
+inline unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid g) {
+  return region_swizzle_pid(pid, num_pids, g);
+}
 constexpr unsigned kTile = 64, kDefK = 512, kPanelCap = 8;
 constexpr unsigned long long kSectorsPerLookup = 1024;
-constexpr int kDies = (SWZ_NUM_DIES) > 0 ? (SWZ_NUM_DIES) : 1;
+const int kDies = kNumDies > 0 ? kNumDies : 1;
 
 struct Shape { unsigned M, N, K; SwizzleGrid g; };
 Shape shape(unsigned M, unsigned N, unsigned K) {
@@ -355,7 +380,7 @@ int run(int argc, char** argv) {
     }
     emit(",\"grid\":{\"m\":%u,\"n\":%u},\"num_pids\":%u,\"footprint_bytes\":%llu,\"num_dies\":%d,"
          "\"dump_tol\":%g,\"launches\":%lu,\"verify_sizes\":[",
-         g.m, g.n, g.m * g.n, footprint, (int)(SWZ_NUM_DIES), dump_tol, launches);
+         g.m, g.n, g.m * g.n, footprint, kNumDies, dump_tol, launches);
     const Shape verify[] = {grid_shape(5, 3), grid_shape(1, 7), grid_shape(7, 1)};
     for (int c = 0; c < 3; ++c) {
       emit(c ? "," : "");
@@ -579,15 +604,17 @@ void log_argv(int argc, char** argv) {
   if (FILE* f = std::fopen(path, "a")) { std::fwrite(line.data(), 1, line.size(), f); std::fclose(f); }
 }
 
-// Runs the host compiler with output passed through; returns its exit status.
-int run_compiler(const std::string& out, const std::string& emu) {
-  std::vector<std::string> args;
+// The host compiler command's words: $CXX, else c++.
+std::vector<std::string> host_compiler() {
+  std::vector<std::string> words;
   const char* cxx = std::getenv("CXX");
-  std::istringstream words(cxx && *cxx ? cxx : "c++");
-  for (std::string w; words >> w;) args.push_back(w);
-  for (const char* a : {"-O1", "-std=c++17", "-o"}) args.push_back(a);
-  args.push_back(out);
-  args.push_back(emu);
+  std::istringstream in(cxx && *cxx ? cxx : "c++");
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+// Runs argv with output passed through; returns its exit status.
+int run_argv(std::vector<std::string> args) {
   std::vector<char*> cargv;
   for (auto& a : args) cargv.push_back(a.data());
   cargv.push_back(nullptr);
@@ -603,6 +630,71 @@ int run_compiler(const std::string& out, const std::string& emu) {
   while (waitpid(pid, &status, 0) < 0) {}
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string dirname_of(const std::string& p) {
+  size_t slash = p.find_last_of('/');
+  return slash == std::string::npos ? "." : p.substr(0, slash);
+}
+
+// The emulator body's object file: compiled once per body text and compiler
+// command, and kept beside this executable (else in $TMPDIR) as
+// fake_emu_body-<hash>.o. It is written under a name of this process's own and
+// renamed into place, so builds running side by side never link a half-written
+// file; two that race both compile it, and either result is the same. Sets *path;
+// returns the compiler's exit status (0 when the object already exists).
+int body_object(std::string* path) {
+  const std::vector<std::string> cxx = host_compiler();
+  unsigned long long h = 1469598103934665603ull;  // FNV-1a over the body and the command
+  auto mix_in = [&](const std::string& t) {
+    for (unsigned char c : t) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0xFFu) * 1099511628211ull;
+  };
+  mix_in(kEmulatorBody);
+  for (const auto& w : cxx) mix_in(w);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", h);
+  char exe[4096];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  std::string dir = n > 0 ? dirname_of(std::string(exe, (size_t)n)) : ".";
+  if (access(dir.c_str(), W_OK) != 0) {
+    const char* tmp = std::getenv("TMPDIR");
+    dir = tmp && *tmp ? tmp : "/tmp";
+  }
+  *path = dir + "/fake_emu_body-" + hex + ".o";
+  if (access(path->c_str(), R_OK) == 0) return 0;
+  const std::string pid = std::to_string(getpid());
+  const std::string src = *path + "." + pid + ".cpp", obj = *path + "." + pid + ".o";
+  {
+    std::ofstream f(src, std::ios::binary | std::ios::trunc);
+    if (!(f << kEmulatorBody) || !f.flush()) return fail("cannot write " + src);
+  }
+  std::vector<std::string> args = cxx;
+  for (const char* a : {"-O1", "-std=c++17", "-c", "-o"}) args.push_back(a);
+  args.push_back(obj);
+  args.push_back(src);
+  const int rc = run_argv(args);
+  std::remove(src.c_str());
+  if (rc != 0) {
+    std::remove(obj.c_str());
+    return rc;
+  }
+  if (std::rename(obj.c_str(), path->c_str()) != 0) {
+    std::remove(obj.c_str());
+    return fail("cannot rename " + obj + " to " + *path);
+  }
+  return 0;
+}
+
+// Compiles the program's unit into OUT, linked with the shared body object when
+// given; returns the compiler's exit status.
+int run_compiler(const std::string& out, const std::string& emu, const std::string& body) {
+  std::vector<std::string> args = host_compiler();
+  for (const char* a : {"-O1", "-std=c++17", "-o"}) args.push_back(a);
+  args.push_back(out);
+  args.push_back(emu);
+  if (!body.empty()) args.push_back(body);
+  return run_argv(args);
 }
 
 }  // namespace
@@ -644,7 +736,7 @@ int main(int argc, char** argv) {
   buf << in.rdbuf();
   const std::string text = buf.str();
   const std::string emu_path = out + ".emu.cpp";
-  std::string emu;
+  std::string emu, body;  // body: the shared body's object, for a kernel program
 
   if (basename_of(src) == "device_query.hip") {
     emu = kDeviceQuery;
@@ -686,12 +778,13 @@ int main(int argc, char** argv) {
     for (char& c : stem) if (!std::isalnum((unsigned char)c) && c != '_') c = '_';
     if (stem.empty()) stem = "kernel";
 
+    // The program's unit: this prelude, the region, and the definitions the shared
+    // body declares extern (the region's swizzle_pid behind a name of the body's own).
     std::ostringstream o;
     o << "// Generated by fake_nvcc from " << src << ": a host emulator of the kernel program.\n"
       << "// A model for testing swizzleperf's loop; its numbers are never measurements.\n"
-      << "#include <algorithm>\n#include <cmath>\n#include <cstdarg>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
-      << "#include <cstring>\n#include <string>\n#include <type_traits>\n#include <vector>\n"
-      << "#include <time.h>\n"
+      << "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
+      << "#include <cstring>\n#include <type_traits>\n"
       << "#define SWZ_HD\n#define __host__\n#define __device__\n#define __forceinline__ inline\n";
     for (const auto& [name, value] : defines) {
       if (name == "SWZ_NUM_DIES") num_dies = value;
@@ -710,20 +803,23 @@ int main(int argc, char** argv) {
     std::ostringstream tail;
     tail << "#line " << next_line << " " << c_quote(emu_path) << "\n"
          << "namespace swz_fake_emu {\n"
-         << "const char* const kKernel = " << c_quote(stem) << ";\n"
-         << "constexpr unsigned kDefM = " << def_m << ", kDefN = " << def_n << ";\n"
-         << "constexpr bool kHang = " << (fault == "hang" || region.find("SWZ_FAKE_HANG") != std::string::npos) << ";\n"
-         << "constexpr bool kCrash = " << (fault == "crash" || region.find("SWZ_FAKE_CRASH") != std::string::npos) << ";\n"
-         << "constexpr bool kWrong = " << (region.find("SWZ_FAKE_WRONG") != std::string::npos) << ";\n"
-         << "constexpr bool kDumpDiff = " << (region.find("SWZ_FAKE_DUMP_DIFF") != std::string::npos)
-         << ";\n}  // namespace swz_fake_emu\n"
-         << kEmulatorBody;
+         << "unsigned region_swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n"
+         << "  return swizzle_pid(pid, num_pids, grid);\n}\n"
+         << "extern const char* const kKernel = " << c_quote(stem) << ";\n"
+         << "extern const unsigned kDefM = " << def_m << ", kDefN = " << def_n << ";\n"
+         << "extern const bool kHang = " << (fault == "hang" || region.find("SWZ_FAKE_HANG") != std::string::npos) << ";\n"
+         << "extern const bool kCrash = " << (fault == "crash" || region.find("SWZ_FAKE_CRASH") != std::string::npos) << ";\n"
+         << "extern const bool kWrong = " << (region.find("SWZ_FAKE_WRONG") != std::string::npos) << ";\n"
+         << "extern const bool kDumpDiff = " << (region.find("SWZ_FAKE_DUMP_DIFF") != std::string::npos) << ";\n"
+         << "extern const int kNumDies = SWZ_NUM_DIES;\n"
+         << "}  // namespace swz_fake_emu\n";
     emu = head + tail.str();
+    if (const int rc = body_object(&body); rc != 0) return rc;
   }
 
   {
     std::ofstream f(emu_path, std::ios::binary | std::ios::trunc);
     if (!(f << emu) || !f.flush()) return fail("cannot write " + emu_path);
   }
-  return run_compiler(out, emu_path);
+  return run_compiler(out, emu_path, body);
 }

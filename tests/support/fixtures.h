@@ -67,7 +67,8 @@ std::string hipcc_path();
 
 // kernels/<name>.hip copied into tmp (tmp/<name>.hip), for runs that write beside it.
 fs::path copy_kernel(const TempDir& tmp, const std::string& name);
-// `optimize KERNEL` through the fake nvcc / ncu with the built-in proposer, 3 reps.
+// `optimize KERNEL` through the fake nvcc / ncu with the built-in proposer, 3 reps, no
+// pause between re-check requests.
 std::vector<std::string> fake_optimize_args(const fs::path& kernel, const fs::path& run_dir, int iterations);
 
 // Does text contain part?

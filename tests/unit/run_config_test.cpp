@@ -114,6 +114,20 @@ TEST(RunConfigRegime, SerialisedReadBackAndFixedOnResume) {
   EXPECT_FALSE(resume_config(c, asked, {"throttle-threshold"}, "t", 3));
 }
 
+// The re-check's pause is how a number is measured: kept, fixed on resume, and 250 ms
+// (what it always was) for a history from before the setting.
+TEST(RunConfigRegime, ThePauseIsKeptFixedAndDefaultsToWhatOldRunsUsed) {
+  RunConfig c;
+  c.timing.pause_ms = 100;
+  EXPECT_EQ(run_config_from_json(nlohmann::json(c)).timing.pause_ms, 100);
+  EXPECT_EQ(run_config_from_json(nlohmann::json{{"objective", "time"}}).timing.pause_ms, 250);
+  RunConfig asked = c;
+  asked.timing.pause_ms = 0;
+  auto r = resume_config(c, asked, {"pause-ms"}, "t", 3);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("--pause-ms"), std::string::npos) << r.error().message;
+}
+
 TEST(RunConfigRegime, AHistoryFromBeforeRegimesIsUnnamedAndTimedWithoutRegimeOptions) {
   const RunConfig c = run_config_from_json(nlohmann::json{{"objective", "time"}, {"reps", 30}});
   EXPECT_EQ(c.timing.regime, Regime::unnamed);

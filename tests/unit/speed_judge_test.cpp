@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "swizzleperf/backend/cuda_backend.h"
+#include "swizzleperf/core/run_config.h"
 #include "support/fixtures.h"
 
 namespace swz {
@@ -68,12 +69,13 @@ class SpeedJudge : public ::testing::Test {
   CudaBackend backend{runner, ToolOptions{}};
   fs::path log = dir / "order.log";
   std::vector<std::string> args = {"time", "--reps", "30", "--warmup", "5"};
+  std::chrono::milliseconds no_pause{0};
 };
 
 TEST_F(SpeedJudge, InterleavesAndFindsAPlantedSpeedup) {
   auto a = program(dir, "base", {2.00, 2.02, 1.98, 2.01, 2.00, 1.99}, log);
   auto b = program(dir, "cand", {1.90, 1.91, 1.89, 1.92, 1.90, 1.90}, log);
-  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10));
+  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10), "", no_pause);
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->runs, 12);  // 2 x rounds time-mode runs
   EXPECT_EQ(test::read_text(log), "base\ncand\nbase\ncand\nbase\ncand\nbase\ncand\nbase\ncand\nbase\ncand\n");
@@ -92,7 +94,7 @@ TEST_F(SpeedJudge, SameProgramTwiceIsNotSignificant) {
   // Each program counts its own runs, so both members of round i print value i: the
   // rounds drift (1.1 vs 0.9) but every ratio is exactly 1.
   auto b = program(dir, "twin", {1.0, 1.1, 0.9, 1.05, 0.95, 1.0}, log);
-  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10));
+  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10), "", no_pause);
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_FALSE(c->ratio.significant);
   EXPECT_DOUBLE_EQ(c->ratio.estimate, 1.0);
@@ -101,17 +103,18 @@ TEST_F(SpeedJudge, SameProgramTwiceIsNotSignificant) {
 TEST_F(SpeedJudge, AFailingRunIsAnErrorNamingWhich) {
   auto a = program(dir, "base", {1.0}, log);
   auto b = program(dir, "cand", {1.0}, log, 3);
-  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10));
+  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10), "", no_pause);
   ASSERT_FALSE(c);
   EXPECT_NE(c.error().message.find("candidate time mode failed"), std::string::npos) << c.error().message;
   EXPECT_EQ(test::read_text(log), "base\ncand\n");  // stopped at the first failure
-  EXPECT_FALSE(compare_speed(backend, a, b, args, 0, std::chrono::seconds(10)));
+  EXPECT_FALSE(compare_speed(backend, a, b, args, 0, std::chrono::seconds(10), "", no_pause));
 }
 
 TEST_F(SpeedJudge, ServingProgramsAreStartedOnceAndAskedInTurn) {
   auto a = serving_program(dir, "base", {2.00, 2.02, 1.98, 2.01, 2.00, 1.99}, log);
   auto b = serving_program(dir, "cand", {1.90, 1.91, 1.89, 1.92, 1.90, 1.90}, log);
-  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10));
+  const std::chrono::milliseconds pause{RegimeSettings{}.pause_ms};
+  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10), "", pause);
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_TRUE(c->served);
   EXPECT_EQ(c->runs, 12);
@@ -123,16 +126,27 @@ TEST_F(SpeedJudge, ServingProgramsAreStartedOnceAndAskedInTurn) {
   const nlohmann::json j = *c;
   EXPECT_EQ(j["served"], true);
   EXPECT_NE(j["method"].get<std::string>().find("serve mode"), std::string::npos);
-  // A pause before each request after the first (kServedPause): 11 of them.
-  EXPECT_EQ(j["pause_ms"], kServedPause.count());
-  EXPECT_GE(c->seconds, 11 * std::chrono::duration<double>(kServedPause).count());
+  // The default pause (250 ms) before each request after the first: 11 of them.
+  EXPECT_EQ(j["pause_ms"], 250);
+  EXPECT_GE(c->seconds, 11 * std::chrono::duration<double>(pause).count());
+}
+
+TEST_F(SpeedJudge, ServedWithoutAPauseAsksBackToBackAndSaysSo) {
+  auto a = serving_program(dir, "base", {2.00, 2.02, 1.98, 2.01, 2.00, 1.99}, log);
+  auto b = serving_program(dir, "cand", {1.90, 1.91, 1.89, 1.92, 1.90, 1.90}, log);
+  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10), "", no_pause);
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_TRUE(c->served);
+  EXPECT_EQ(nlohmann::json(*c)["pause_ms"], 0);
+  EXPECT_LT(c->seconds, 11 * 0.25) << "no 250 ms pauses";
+  EXPECT_TRUE(c->ratio.significant);
 }
 
 TEST_F(SpeedJudge, WithoutServeModeInEitherProgramBothRunAsProcesses) {
   // The candidate serves, the baseline predates serve mode: both are timed the old way.
   auto a = program(dir, "base", {2.0}, log);
   auto b = serving_program(dir, "cand", {1.0}, log);
-  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10));
+  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10), "", no_pause);
   ASSERT_FALSE(c) << "the candidate stand-in has no time mode";
   EXPECT_NE(c.error().message.find("candidate time mode failed"), std::string::npos) << c.error().message;
   EXPECT_EQ(test::read_text(log), "base\n") << "the candidate was never started in serve mode";
@@ -141,7 +155,7 @@ TEST_F(SpeedJudge, WithoutServeModeInEitherProgramBothRunAsProcesses) {
 TEST_F(SpeedJudge, AServingProgramThatDiesIsAnErrorNamingWhich) {
   auto a = serving_program(dir, "base", {1.0}, log);
   auto b = serving_program(dir, "cand", {1.0}, log, 3);
-  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10));
+  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10), "", no_pause);
   ASSERT_FALSE(c);
   EXPECT_NE(c.error().message.find("candidate time mode failed"), std::string::npos) << c.error().message;
   EXPECT_NE(c.error().message.find("exit code 3"), std::string::npos) << c.error().message;
@@ -153,7 +167,7 @@ TEST_F(SpeedJudge, AServingProgramThatHangsIsKilledAtTheTimeout) {
   test::write_text(hang, "#!/bin/sh\necho '{\"mode\":\"serve\",\"ready\":true}'\nexec sleep 1000\n");
   ::chmod(hang.c_str(), 0755);
   const auto t0 = std::chrono::steady_clock::now();
-  auto c = compare_speed(backend, a, hang, args, 6, std::chrono::seconds(1));
+  auto c = compare_speed(backend, a, hang, args, 6, std::chrono::seconds(1), "", no_pause);
   ASSERT_FALSE(c);
   EXPECT_NE(c.error().message.find("timed out"), std::string::npos) << c.error().message;
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 15.0);

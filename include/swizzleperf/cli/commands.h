@@ -64,7 +64,7 @@ std::string help_text(cxxopts::Options& o, const std::vector<std::string>& group
 // re-check), and the "Power regime" group (add_regime_options).
 void add_objective_options(cxxopts::Options& o);
 // The "Power regime" group: --regime burst|sustained|both and its rules
-// (--throttle-threshold, --recovery-ms, --max-discards, --settle-seconds, --sustain-seconds).
+// (--throttle-threshold, --recovery-ms, --max-discards, --settle-seconds, --sustain-seconds, --pause-ms).
 void add_regime_options(cxxopts::Options& o);
 // Reads that group into `timing`; false with a one-line error for a bad value.
 bool regime_options_from(const cxxopts::ParseResult& r, RegimeSettings& timing, std::string& error);

@@ -52,6 +52,13 @@ struct RegimeSettings {
   int max_discards = 30;                // burst: discards per request before the regime counts as not reached
   double settle_s = 2.0;                // sustained: back-to-back passes before the timed window
   double sustain_s = 3.0;               // sustained: the timed window
+  // Both: the re-check's pause before each request to a serving program after the
+  // first (--pause-ms; a history from before the setting ran with 250). Back to back,
+  // the two programs' requests skewed the ratio on the H100: gemm_tc's best order
+  // measured 1.23x [1.14, 1.25] served back to back (SM clock down to 1800 MHz,
+  // software power cap engaged) but 1.31x one time process per run and 1.31-1.32x
+  // with a pause of 0.1, 0.25 or 0.5 s (bench/results/2026-11-23-h100-recheck-modes).
+  int pause_ms = 250;
   // The regimes a re-check measures, in order (unnamed: one, without regime options).
   std::vector<Regime> measured() const;
   // The regime of the one-shot timing in evaluate: sustained when the re-check

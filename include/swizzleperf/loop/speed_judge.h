@@ -44,13 +44,6 @@
 namespace swz {
 
 inline constexpr int kDefaultRecheckRounds = 6;  // the fewest that can give a 95 % sign-test interval
-// Served runs wait this long before each request after the first. Back to back, the two
-// programs' requests skewed the ratio on the H100: gemm_tc's best order measured 1.23x
-// [1.14, 1.25] served back to back (SM clock down to 1800 MHz, software power cap
-// engaged) but 1.31x one time process per run and 1.31-1.32x with a pause of 0.1, 0.25
-// or 0.5 s between requests (bench/results/2026-11-23-h100-recheck-modes).
-inline constexpr std::chrono::milliseconds kServedPause{250};
-
 // The most two members of a burst pair's median SM clocks may differ (relative to
 // the higher) before the pair counts as clock drift.
 inline constexpr double kPairClockTolerance = 0.05;
@@ -102,9 +95,11 @@ ClockGapVerdict judge_burst_clocks(const SpeedComparison& c);
 // `args` are the time-mode arguments both programs get (e.g. {"time", "--reps", "30",
 // "--warmup", "5", "--size", ..., the regime rules' options}); `regime` is "burst",
 // "sustained" or "" (unnamed: no regime named, as programs from before regimes).
-// The median is read from each run's JSON line.
+// The median is read from each run's JSON line. Served, each request after the first
+// waits `pause` first (RegimeSettings::pause_ms).
 Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::path& exe_base,
                                       const std::filesystem::path& exe_cand, const std::vector<std::string>& args,
-                                      int rounds, std::chrono::seconds timeout, const std::string& regime = "");
+                                      int rounds, std::chrono::seconds timeout, const std::string& regime,
+                                      std::chrono::milliseconds pause);
 
 }  // namespace swz
