@@ -166,7 +166,7 @@ Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::p
     nlohmann::json j;
     std::string failure;
     if (session) {
-      if (c.runs > 1 && pause.count() > 0) std::this_thread::sleep_for(pause);  // see RegimeSettings::pause_ms
+      if (c.runs > 1) std::this_thread::sleep_for(pause);  // see RegimeSettings::pause_ms (0: none)
       auto line = session->request(request, timeout);
       if (line) j = nlohmann::json::parse(*line, nullptr, false);
       else failure = line.error().message;

@@ -43,6 +43,9 @@ namespace {
 // program, compiled once and linked with each program's region unit (which defines
 // what the extern declarations below name). Compiling these headers and this code
 // once instead of per program is most of a fake build's time. ----
+// SwizzleGrid, as both units declare it (one text, so the two link as one type); the
+// body's file is this line followed by kEmulatorBody.
+const char* const kSwizzleGrid = "struct SwizzleGrid { unsigned m; unsigned n; };\n";
 const char* const kEmulatorBody = R"EMU(// swizzleperf fake_nvcc: the emulator's main, shared by every program.
 #include <algorithm>
 #include <cmath>
@@ -54,7 +57,6 @@ const char* const kEmulatorBody = R"EMU(// swizzleperf fake_nvcc: the emulator's
 #include <string>
 #include <vector>
 #include <time.h>
-struct SwizzleGrid { unsigned m; unsigned n; };
 namespace swz_fake_emu {
 // Defined by the program's region unit.
 unsigned region_swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid);
@@ -645,12 +647,13 @@ std::string dirname_of(const std::string& p) {
 // returns the compiler's exit status (0 when the object already exists).
 int body_object(std::string* path) {
   const std::vector<std::string> cxx = host_compiler();
+  const std::string text = std::string(kSwizzleGrid) + kEmulatorBody;
   unsigned long long h = 1469598103934665603ull;  // FNV-1a over the body and the command
   auto mix_in = [&](const std::string& t) {
     for (unsigned char c : t) h = (h ^ c) * 1099511628211ull;
     h = (h ^ 0xFFu) * 1099511628211ull;
   };
-  mix_in(kEmulatorBody);
+  mix_in(text);
   for (const auto& w : cxx) mix_in(w);
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", h);
@@ -667,7 +670,7 @@ int body_object(std::string* path) {
   const std::string src = *path + "." + pid + ".cpp", obj = *path + "." + pid + ".o";
   {
     std::ofstream f(src, std::ios::binary | std::ios::trunc);
-    if (!(f << kEmulatorBody) || !f.flush()) return fail("cannot write " + src);
+    if (!(f << text) || !f.flush()) return fail("cannot write " + src);
   }
   std::vector<std::string> args = cxx;
   for (const char* a : {"-O1", "-std=c++17", "-c", "-o"}) args.push_back(a);
@@ -791,7 +794,7 @@ int main(int argc, char** argv) {
       else o << "#define " << name << " " << value << "\n";
     }
     o << "#define SWZ_NUM_DIES " << num_dies << "\n"
-      << "struct SwizzleGrid { unsigned m; unsigned n; };\n"
+      << kSwizzleGrid
       << "// CUDA provides min/max for mixed integer types in host+device code.\n"
       << "template <class A, class B> inline typename std::common_type<A, B>::type min(A a, B b) "
          "{ return a < b ? a : b; }\n"
