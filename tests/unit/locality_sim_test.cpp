@@ -11,15 +11,7 @@
 #include <cstdio>
 
 #include "support/footprint_builders.h"
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SWZ_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer) || \
-    __has_feature(undefined_behavior_sanitizer)
-#define SWZ_TEST_SANITIZED 1
-#endif
-#endif
+#include "support/timing.h"
 
 namespace swz {
 namespace {
@@ -533,11 +525,7 @@ TEST(LocalitySim, AHundredThousandTileLaunchIsSimulatedQuickly) {
               p.total().hit_pct());
   EXPECT_EQ(p.total().tiles, 100000u);
   EXPECT_GT(p.total().hit_pct(), 0.0);
-#ifdef SWZ_TEST_SANITIZED
-  std::printf("[          ] sanitizer build: the time is not checked\n");
-#else
-  EXPECT_LT(s, 3.0) << "the model claims <= 1 s on one core in Release";
-#endif
+  EXPECT_LT(s, test::time_limit(3.0)) << "the model claims <= 1 s on one core in Release";
 }
 
 // ---- L1 ----------------------------------------------------------------------------------
