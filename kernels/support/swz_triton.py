@@ -25,7 +25,7 @@
 #                 [--baseline FILE [--tol T]] [REGIME OPTIONS]
 #   prog serve [--size ..] [--reps N] [--warmup W] [--seed S] [REGIME OPTIONS]
 # REGIME OPTIONS: --regime burst|sustained (burst), --throttle-threshold F (0.75),
-#   --recovery-ms M (50), --max-discards N (30), --settle-seconds S (2.0), --sustain-seconds S (3.0).
+#   --recovery-ms M (50), --max-discards N (30), --settle-seconds S (2.0), --sustain-seconds S (1.0).
 # What mirrors swz_harness.h, line for line where it matters:
 #   - argument parsing (parse_args): the modes, which option each mode takes, `--opt V` and
 #     `--opt=V`, every usage message word for word, the size checks (size_problem: arity,
@@ -987,7 +987,7 @@ class Args:
         self.recovery_ms = 50
         self.max_discards = 30
         self.settle_s = 2.0
-        self.sustain_s = 3.0
+        self.sustain_s = 1.0
 
 
 def check_identity(prog):
@@ -1339,18 +1339,16 @@ class Harness:
             r.reached = False
             r.problem = ("one pass (%s ms) is too long for a %s s sustained window: it needs at least 5 samples; "
                          "raise --sustain-seconds" % (fmt_short(_median(r.times)), fmt_short(a.sustain_s)))
-        else:
+        # The clock's slide over the window, first half to second (reported, never judged: at the
+        # power cap it slides for minutes; the judge interleaves its members instead).
+        slide = float("nan")
+        if n >= 2:
             m1 = _median(_known(r.clocks[:n // 2]))
             m2 = _median(_known(r.clocks[n - n // 2:]))
-            apart = abs(m1 - m2) / max(m1, m2) if (math.isfinite(m1) and math.isfinite(m2) and max(m1, m2) > 0) \
-                else float("nan")
-            if math.isfinite(apart) and apart > 0.10:
-                r.reached = False
-                r.problem = ("the SM clock was still moving during the window (median %s MHz in its first half, %s MHz "
-                             "in its second, %s %% apart); raise --settle-seconds"
-                             % (fmt_short(m1), fmt_short(m2), fmt_short(100 * apart)))
-        r.extra = ',"passes":%d,"batch":%d,"window_s":%s,"settle_s":%s' % (passes, k, fmt_num(window_s),
-                                                                          fmt_num(settle_s))
+            if math.isfinite(m1) and math.isfinite(m2) and max(m1, m2) > 0:
+                slide = 100.0 * (m2 - m1) / max(m1, m2)
+        r.extra = ',"passes":%d,"batch":%d,"window_s":%s,"settle_s":%s,"clock_slide_pct":%s' % (
+            passes, k, fmt_num(window_s), fmt_num(settle_s), fmt_num(slide))
         return r
 
     def time_json(self, a, regime=None):

@@ -52,25 +52,37 @@ void add_objective_options(cxxopts::Options& o) {
       ("objective", "what makes a kernel best: time (largest significant speedup; none: keep the original), "
                     "l2 (the paper's ranking: L2 hit rate, then time) or energy (lowest significant energy per run, "
                     "measured sustained)", cxxopts::value<std::string>()->default_value("time"))
-      ("rounds", "interleaved baseline/candidate timing rounds for a candidate that could become best "
-                 "(>= 6 for a 95 % interval; 0 turns the re-check off)", cxxopts::value<int>()->default_value("6"));
+      ("rounds", "the speed judge's least interleaved rounds per regime (>= 6 for a 95 % interval; 0 turns the "
+                 "judge off: one-shot timings only, no winner named)", cxxopts::value<int>()->default_value("6"));
   add_regime_options(o);
+}
+
+void add_finalists_option(cxxopts::Options& o) {
+  o.add_options("Objective")
+      ("finalists", "candidates the screening sends to the speed judge: the fastest one-shot times and the best "
+                    "L2 hit rate, each within 3 % of the baseline or better", cxxopts::value<int>()->default_value("3"));
 }
 
 void add_regime_options(cxxopts::Options& o) {
   o.add_options("Power regime")
-      ("regime", "the power regime of the re-check: burst (short requests after a pause, throttled samples "
-                 "discarded), sustained (seconds of back-to-back passes, the settled window timed, energy per run) "
+      ("regime", "the power regime of the speed judge: burst (short requests after a pause, throttled samples "
+                 "discarded), sustained (the GPU held at its power cap, members' windows back to back, energy per run) "
                  "or both (a winner must win in both)", cxxopts::value<std::string>()->default_value("both"))
       ("throttle-threshold", "burst: discard a sample whose SM clock is below this fraction of the device's clock "
                              "rate, and re-take it (0: never discard)", cxxopts::value<double>()->default_value("0.75"))
       ("recovery-ms", "burst: wait this long after a discarded sample", cxxopts::value<int>()->default_value("50"))
       ("max-discards", "burst: discarded samples per request before the regime counts as not reached",
        cxxopts::value<int>()->default_value("30"))
-      ("settle-seconds", "sustained: back-to-back passes before the timed window", cxxopts::value<double>()->default_value("2"))
-      ("sustain-seconds", "sustained: the timed window of back-to-back passes", cxxopts::value<double>()->default_value("3"))
-      ("pause-ms", "the re-check's pause before each request to a serving program after the first (the GPU cools; "
-                   "back to back, the two programs' requests skew the ratio)", cxxopts::value<int>()->default_value("250"));
+      ("settle-seconds", "sustained: back-to-back passes that bring the GPU to its power cap, once per judge "
+                         "tournament and before a one-shot timing", cxxopts::value<double>()->default_value("2"))
+      ("sustain-seconds", "sustained: one timed window of back-to-back passes (each member's, per judge round)",
+       cxxopts::value<double>()->default_value("1"))
+      ("pause-ms", "burst: the judge's pause before each request after the first (the GPU cools; back to back, "
+                   "requests skew the ratio)", cxxopts::value<int>()->default_value("250"))
+      ("max-rounds", "the judge's most rounds per regime: it stops earlier once one candidate is left and decisive",
+       cxxopts::value<int>()->default_value("12"))
+      ("judge-seconds", "the judge's time budget per regime: no round starts after it (the --rounds least always run); "
+                        "more buys narrower intervals", cxxopts::value<double>()->default_value("30"));
 }
 
 bool objective_options_from(const cxxopts::ParseResult& r, Objective& objective, int& rounds, RegimeSettings& timing,
@@ -112,6 +124,8 @@ bool regime_options_from(const cxxopts::ParseResult& r, RegimeSettings& timing, 
   timing.settle_s = r["settle-seconds"].as<double>();
   timing.sustain_s = r["sustain-seconds"].as<double>();
   timing.pause_ms = r["pause-ms"].as<int>();
+  timing.max_rounds = r["max-rounds"].as<int>();
+  timing.judge_s = r["judge-seconds"].as<double>();
   if (!(timing.throttle_threshold >= 0 && timing.throttle_threshold < 1)) {
     error = fmt::format("--throttle-threshold {}: use a fraction of the device's clock rate in [0, 1) (0: never discard)",
                         timing.throttle_threshold);
@@ -125,6 +139,10 @@ bool regime_options_from(const cxxopts::ParseResult& r, RegimeSettings& timing, 
     error = fmt::format("--sustain-seconds {}: use more than 0 and at most 600", timing.sustain_s);
   } else if (timing.pause_ms < 0 || timing.pause_ms > 60000) {
     error = fmt::format("--pause-ms {}: use 0..60000", timing.pause_ms);
+  } else if (timing.max_rounds < 1 || timing.max_rounds > 1000) {
+    error = fmt::format("--max-rounds {}: use 1..1000 (rounds past --rounds until a verdict is decisive)", timing.max_rounds);
+  } else if (!(timing.judge_s > 0 && timing.judge_s <= 86400)) {
+    error = fmt::format("--judge-seconds {}: use more than 0 and at most 86400", timing.judge_s);
   }
   return error.empty();
 }
@@ -141,6 +159,9 @@ void read_backend_settings(const cxxopts::ParseResult& r, RunConfig& c) {
 std::string read_objective_settings(const cxxopts::ParseResult& r, RunConfig& c) {
   std::string error;
   if (!objective_options_from(r, c.objective, c.recheck_rounds, c.timing, error)) return error;
+  c.finalists = r["finalists"].as<int>();
+  if (c.finalists < 1 || c.finalists > 32)
+    return fmt::format("--finalists {}: use 1..32 (candidates the screening sends to the speed judge)", c.finalists);
   return "";
 }
 

@@ -3,6 +3,8 @@
 // through write_file_atomic (core/file_io) so a crash leaves either the old or
 // the new file.
 #include "swizzleperf/core/history.h"
+
+#include <algorithm>
 #include "swizzleperf/util/json_field.h"
 #include "swizzleperf/util/text.h"
 
@@ -121,6 +123,10 @@ void to_json(nlohmann::json& j, const RunHistory& h) {
   if (!h.stopped_because.empty()) j["stopped_because"] = h.stopped_because;
   if (h.last_session_wall_s > 0) j["run_wall_seconds_last_session"] = h.last_session_wall_s;
   put_opt(j, "baseline", h.baseline);
+  if (h.judged_attempts > 0 || !h.judge.empty()) {
+    j["judge"] = h.judge;
+    j["judge"]["after_attempts"] = h.judged_attempts;
+  }
 }
 
 void from_json(const nlohmann::json& j, RunHistory& h) {
@@ -144,6 +150,11 @@ void from_json(const nlohmann::json& j, RunHistory& h) {
   h.state = j.value("state", "running");
   get_opt(j, "baseline", h.baseline);
   h.attempts = j.at("attempts").get<std::vector<Attempt>>();
+  if (auto it = j.find("judge"); it != j.end() && it->is_object()) {
+    h.judge = *it;
+    if (auto n = it->find("after_attempts"); n != it->end() && n->is_number_integer())
+      h.judged_attempts = static_cast<int>(std::clamp<long long>(n->get<long long>(), 0, 1 << 30));
+  }
 }
 
 bool better_attempt(const Attempt& a, const Attempt& b) {

@@ -107,6 +107,9 @@ const std::vector<Setting>& settings() {
       SWZ_SETTING("pause-ms", true, timing.pause_ms, int_text),
       SWZ_SETTING("iterations", false, iterations, int_text),
       SWZ_SETTING("rounds", false, recheck_rounds, int_text),
+      SWZ_SETTING("max-rounds", false, timing.max_rounds, int_text),
+      SWZ_SETTING("judge-seconds", false, timing.judge_s, double_text),
+      SWZ_SETTING("finalists", false, finalists, int_text),
       SWZ_SETTING("proposer", false, proposer, str_text),
       SWZ_SETTING("locality-model", false, locality_model, str_text),
       SWZ_SETTING("base-url", false, llm.base_url, str_text),
@@ -190,6 +193,9 @@ void to_json(nlohmann::json& j, const RunConfig& c) {
        {"pause_ms", c.timing.pause_ms},
        {"iterations", c.iterations},
        {"recheck_rounds", c.recheck_rounds},
+       {"max_rounds", c.timing.max_rounds},
+       {"judge_seconds", c.timing.judge_s},
+       {"finalists", c.finalists},
        {"recheck_every_candidate", c.recheck_every_candidate},
        {"proposer", c.proposer},
        {"locality_model", c.locality_model},
@@ -230,6 +236,9 @@ RunConfig run_config_from_json(const nlohmann::json& j, bool legacy_objective) {
   c.timing.pause_ms = int_or(j, "pause_ms", c.timing.pause_ms);
   c.iterations = int_or(j, "iterations", c.iterations);
   c.recheck_rounds = int_or(j, "recheck_rounds", c.recheck_rounds);
+  c.timing.max_rounds = int_or(j, "max_rounds", c.timing.max_rounds);
+  c.timing.judge_s = double_or(j, "judge_seconds", c.timing.judge_s);
+  c.finalists = int_or(j, "finalists", c.finalists);
   if (j.contains("recheck_every_candidate") && j["recheck_every_candidate"].is_boolean())
     c.recheck_every_candidate = j["recheck_every_candidate"].get<bool>();
   c.proposer = str_or(j, "proposer", c.proposer);

@@ -12,9 +12,9 @@
 #include "swizzleperf/core/mapping_check.h"
 #include "swizzleperf/core/tile_map.h"
 #include "swizzleperf/loop/output_check.h"
-#include "swizzleperf/loop/speed_judge.h"
 #include "swizzleperf/util/file_io.h"
 #include "swizzleperf/util/hash.h"
+#include "swizzleperf/util/text.h"
 
 namespace swz {
 
@@ -276,41 +276,38 @@ StageResult AttemptPipeline::evaluate_one_process(Attempt& a, const fs::path& ex
   return interrupted_or_passed();
 }
 
-StageResult AttemptPipeline::recheck(Attempt& a, const fs::path& exe, const fs::path& baseline_exe) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const double one_shot = a.speedup.value_or(0);
-  a.recheck = {{"one_shot_speedup", one_shot}};
-  // One comparison per regime measured, the first one's numbers the attempt's speedup.
-  std::vector<SpeedComparison> done;
-  nlohmann::json regimes = nlohmann::json::object();
-  for (const Regime r : setup_.timing.measured()) {
-    const std::string name = r == Regime::unnamed ? "" : to_string(r);
-    auto c = compare_speed(backend_, baseline_exe, exe, time_args(), setup_.recheck_rounds, backend_.tools().run_timeout,
-                           name, std::chrono::milliseconds(setup_.timing.pause_ms));
-    if (!c) {
-      a.stage_seconds["recheck"] = stage_seconds_since(t0);
-      if (c.error().interrupted()) return {StageEnd::interrupted, ""};
-      a.recheck["error"] = (name.empty() ? "" : name + ": ") + c.error().message;
-      spdlog::warn("{}: speed re-check failed: {}", a.label, a.recheck["error"].get<std::string>());
-      if (done.empty()) return passed();
-      break;  // the first regime's verdict stands; the missing one is named in the error
-    }
-    if (!name.empty()) regimes[name] = nlohmann::json(*c);
-    done.push_back(*c);
-  }
-  a.stage_seconds["recheck"] = stage_seconds_since(t0);
+JudgeSettings AttemptPipeline::judge_settings() const {
+  JudgeSettings j;
+  j.min_rounds = setup_.recheck_rounds;
+  j.max_rounds = std::max(setup_.recheck_rounds, setup_.max_rounds);
+  j.budget_s = setup_.judge_s;
+  j.pause = std::chrono::milliseconds(setup_.timing.pause_ms);
+  j.warm_s = setup_.timing.settle_s;
+  return j;
+}
+
+namespace {
+
+// The finalist's verdict from its comparison in each regime measured (the first
+// regime's numbers are the attempt's speedup): a winner (or a loser) only when every
+// regime was measured, each trusted and significant, all on the same side of 1.0.
+void apply_verdict(Attempt& a, const std::vector<SpeedComparison>& done, std::size_t regimes_asked) {
+  if (done.empty()) return;
   const SpeedComparison& first = done.front();
-  a.recheck.update(nlohmann::json(first));
+  const double one_shot = a.recheck.value("one_shot_speedup", a.speedup.value_or(0));
+  const nlohmann::json error = a.recheck.value("error", nlohmann::json());
+  a.recheck = nlohmann::json(first);
   a.recheck["one_shot_speedup"] = one_shot;
+  if (!error.is_null()) a.recheck["error"] = error;
+  nlohmann::json regimes = nlohmann::json::object();
+  for (const auto& c : done)
+    if (!c.regime.empty()) regimes[c.regime] = nlohmann::json(c);
   if (!regimes.empty()) a.recheck["regimes"] = regimes;
   a.speedup = first.ratio.estimate;
   a.speedup_ci_low = first.ratio.low;
   a.speedup_ci_high = first.ratio.high;
   a.speedup_regime = first.regime;
-  // A winner (or a loser) in every regime measured, on the same side of 1.0, each
-  // measurement trusted; a missing regime (its re-check failed) names none.
-  // The first untrusted regime says why; energy comes from the (sustained) comparison that has it.
-  bool decisive = done.size() == setup_.timing.measured().size();
+  bool decisive = done.size() == regimes_asked;
   for (const auto& c : done) {
     decisive = decisive && c.decisive() && ((c.ratio.low > 1.0) == (first.ratio.low > 1.0));
     if (!c.trusted && !a.recheck.contains("untrusted")) a.recheck["untrusted"] = c.regime + ": " + c.untrusted;
@@ -322,7 +319,54 @@ StageResult AttemptPipeline::recheck(Attempt& a, const fs::path& exe, const fs::
     }
   }
   a.significant = decisive;
-  return passed();
+}
+
+}  // namespace
+
+std::vector<Tournament> AttemptPipeline::judge(const std::vector<Attempt*>& finalists, const std::vector<fs::path>& exes,
+                                               const fs::path& baseline_exe) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<fs::path> programs = {baseline_exe};
+  std::vector<std::string> names = {"baseline"}, labels = {"baseline"};
+  for (std::size_t i = 0; i < finalists.size(); ++i) {
+    Attempt& a = *finalists[i];
+    programs.push_back(exes[i]);
+    names.push_back(fmt::format("candidate {} ({})", a.iteration, one_line(a.label, 60)));
+    labels.push_back(a.label);
+    a.recheck = {{"one_shot_speedup", a.speedup.value_or(0)}};
+  }
+  // The tournament warms the GPU once; each sustained window then starts at once.
+  std::vector<std::string> args = time_args();
+  for (std::size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "--settle-seconds") args[i + 1] = "0";
+  const JudgeSettings settings = judge_settings();
+  std::vector<Tournament> out;
+  std::vector<std::vector<SpeedComparison>> done(finalists.size());
+  for (const Regime r : setup_.timing.measured()) {
+    const std::string name = r == Regime::unnamed ? "" : to_string(r);
+    ProgramTimer timer(backend_, programs, names, args, name, backend_.tools().run_timeout);
+    timer.start();
+    auto t = run_tournament(timer, name, settings, labels);
+    if (!t) {
+      if (t.error().interrupted()) break;
+      for (Attempt* a : finalists) a->recheck["error"] = (name.empty() ? "" : name + ": ") + t.error().message;
+      spdlog::warn("the speed judge failed{}: {}", name.empty() ? "" : " (" + name + ")", t.error().message);
+      break;  // the regimes judged before stand; the missing one is named in the error
+    }
+    for (std::size_t i = 0; i < finalists.size(); ++i) done[i].push_back(t->candidates[i]);
+    out.push_back(std::move(*t));
+  }
+  const double seconds = stage_seconds_since(t0);
+  for (std::size_t i = 0; i < finalists.size(); ++i) {
+    apply_verdict(*finalists[i], done[i], setup_.timing.measured().size());
+    finalists[i]->stage_seconds["judge"] = seconds;
+  }
+  return out;
+}
+
+StageResult AttemptPipeline::recheck(Attempt& a, const fs::path& exe, const fs::path& baseline_exe) {
+  judge({&a}, {exe}, baseline_exe);
+  return interrupted_or_passed();
 }
 
 StageResult AttemptPipeline::profile(Attempt& a, const fs::path& exe, const fs::path& dir) {

@@ -12,6 +12,7 @@
 #include <chrono>
 
 #include "swizzleperf/core/mapping_check.h"
+#include "swizzleperf/loop/finalists.h"
 #include "swizzleperf/model/footprint_source.h"
 #include "swizzleperf/model/machine_model.h"
 #include "swizzleperf/util/file_io.h"
@@ -133,6 +134,8 @@ MeasureSetup Optimizer::measure_setup(const ProgramInfo& program) const {
   s.time_reps = c.time_reps;
   s.warmup = c.warmup;
   s.recheck_rounds = c.recheck_rounds;
+  s.max_rounds = c.timing.max_rounds;
+  s.judge_s = c.timing.judge_s;
   s.timing = c.timing;
   s.objective = c.objective;
   s.host_cxx = c.host_cxx;
@@ -243,25 +246,13 @@ Status Optimizer::measure_baseline() {
   return save();
 }
 
-bool Optimizer::could_become_best(const Attempt& a) const {
-  const RunConfig& c = state_.history.config;
-  if (c.recheck_rounds <= 0 || !a.validated() || !a.speedup) return false;
-  if (c.recheck_every_candidate) return true;
-  const Objective objective = state_.history.objective();
-  const Attempt* current = state_.history.best(objective);
-  if (objective == Objective::time) return *a.speedup > (current && current->speedup ? *current->speedup : 1.0);
-  if (objective == Objective::energy)  // one-shot energy below the best's (or the baseline's)
-    return a.energy_ratio && *a.energy_ratio < (current && current->energy_ratio ? *current->energy_ratio : 1.0);
-  return !current || better_attempt(a, *current, Objective::l2);
-}
-
-Status Optimizer::ensure_baseline_exe() {
+Status Optimizer::ensure_exe(const fs::path& dir) {
   std::error_code ec;
-  if (fs::exists(baseline_dir() / "kernel", ec)) return ok_status();
-  // A resumed run: the baseline binary went with the last session.
-  auto built = backend_.build({baseline_dir() / source_name(), baseline_dir() / "kernel", hw_.num_dies, hw_.arch});
+  if (fs::exists(dir / "kernel", ec)) return ok_status();
+  // A resumed run: the binaries went with the last session.
+  auto built = backend_.build({dir / source_name(), dir / "kernel", hw_.num_dies, hw_.arch});
   if (!built || !built->ok)
-    return make_error("could not rebuild the baseline binary for the re-check: " +
+    return make_error("could not rebuild " + (dir / source_name()).string() + " for the speed judge: " +
                       (built ? built->failure : built.error().message));
   return ok_status();
 }
@@ -280,16 +271,11 @@ StageResult Optimizer::evaluate(Attempt& a, const ValidRegion& region, const fs:
     if (auto st = write_file_atomic(dir / source_name(), *spliced); !st) return {StageEnd::environment, st.error().message};
     if (auto r = pipeline_->build(a, *pool_, *spliced, dir); !r.passed()) return r;
     if (auto r = pipeline_->evaluate(a, dir / "kernel", dir, *state_.history.baseline); !r.passed()) return r;
-    if (auto r = pipeline_->profile(a, dir / "kernel", dir); !r.passed()) return r;
-    if (!could_become_best(a)) return {};
-    if (auto st = ensure_baseline_exe(); !st) {
-      a.recheck = {{"one_shot_speedup", a.speedup.value_or(0)}, {"error", st.error().message}};
-      return {};
-    }
-    return pipeline_->recheck(a, dir / "kernel", baseline_dir() / "kernel");
+    return pipeline_->profile(a, dir / "kernel", dir);
   }();
+  // Binaries are large; the source and logs stay. A validated one waits for the judge.
   std::error_code ec;
-  fs::remove(dir / "kernel", ec);  // binaries are large; the source and logs stay
+  if (!a.validated()) fs::remove(dir / "kernel", ec);
   a.wall_seconds = secs_since(t0);
   return end;
 }
@@ -404,6 +390,50 @@ void Optimizer::prefetch_lookahead(const ProposalContext& ctx) {
   }
 }
 
+Status Optimizer::judge_finalists() {
+  RunHistory& h = state_.history;
+  const RunConfig& c = h.config;
+  if (c.recheck_rounds <= 0 || h.judged_attempts == static_cast<int>(h.attempts.size())) return ok_status();
+  for (auto& a : h.attempts)
+    if (!a.recheck.empty()) clear_verdict(a, h.baseline ? &*h.baseline : nullptr);
+  const auto picked = select_finalists(h, c.finalists);
+  nlohmann::json record = {{"finalists", nlohmann::json::array()}, {"tournaments", nlohmann::json::array()}};
+  if (picked.empty()) {
+    record["why_none"] = fmt::format("no validated candidate came within {:.0f} % of the baseline in its one-shot timing",
+                                     kFinalistSlack * 100);
+  } else {
+    std::vector<Attempt*> finalists;
+    std::vector<fs::path> exes;
+    for (std::size_t i : picked) {
+      Attempt& a = h.attempts[i];
+      if (auto st = ensure_exe(attempt_dir(a.iteration)); !st) {
+        a.recheck = {{"one_shot_speedup", a.speedup.value_or(0)}, {"error", st.error().message}};
+        continue;
+      }
+      finalists.push_back(&a);
+      exes.push_back(attempt_dir(a.iteration) / "kernel");
+      record["finalists"].push_back({{"iteration", a.iteration}, {"label", a.label}, {"one_shot_speedup", a.speedup.value_or(0)}});
+    }
+    if (auto st = ensure_exe(baseline_dir()); !st) return st;
+    if (!finalists.empty()) {
+      spdlog::info("speed judge: the baseline and {} finalist(s), interleaved, {}", finalists.size(),
+                   c.timing.regime == Regime::both ? "burst then sustained" : to_string(c.timing.regime));
+      const auto t0 = std::chrono::steady_clock::now();
+      for (const auto& t : pipeline_->judge(finalists, exes, baseline_dir() / "kernel"))
+        record["tournaments"].push_back(t);
+      record["seconds"] = secs_since(t0);
+    }
+  }
+  if (interrupt_requested()) return ok_status();  // not recorded: a resume judges again
+  h.judge = std::move(record);
+  h.judged_attempts = static_cast<int>(h.attempts.size());
+  if (auto st = save(); !st) return st;
+  if (auto st = write_best(); !st) return st;
+  for (auto* o : observers_)
+    if (auto st = o->on_judged(h); !st) return st;
+  return ok_status();
+}
+
 Result<OptimizeSummary> Optimizer::run() {
   const auto run_t0 = std::chrono::steady_clock::now();
   RunHistory& h = state_.history;
@@ -451,12 +481,17 @@ Result<OptimizeSummary> Optimizer::run() {
     if (!*next) break;  // interrupted or exhausted (end_ says which)
     if (auto st = record(std::move(**next)); !st) return fail_run(st.error()).error();
   }
+  if (end_ != RunEnd::interrupted && !interrupt_requested())
+    if (auto st = judge_finalists(); !st) return fail_run(st.error()).error();
+  if (interrupt_requested()) end_ = RunEnd::interrupted;
   h.state = end_ == RunEnd::interrupted ? "interrupted" : "completed";
   h.last_session_wall_s = secs_since(run_t0);
   if (auto st = save(); !st) return st.error();
   if (auto st = write_best(); !st) return fail_run(st.error()).error();
   std::error_code ec;
-  fs::remove(baseline_dir() / "kernel", ec);  // kept for the re-checks; a resumed run rebuilds it when needed
+  // Kept for the judge; a resumed run rebuilds what it needs.
+  fs::remove(baseline_dir() / "kernel", ec);
+  for (const auto& a : h.attempts) fs::remove(attempt_dir(a.iteration) / "kernel", ec);
   const OptimizeSummary s = summary();
   for (auto* o : observers_)
     if (auto st = o->on_finish(s); !st) return st.error();

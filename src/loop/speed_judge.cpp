@@ -1,4 +1,4 @@
-// Interleaved timing of two programs and its paired-ratio verdict.
+// The judge's tournament and its trust rules (contract: loop/speed_judge.h).
 #include "swizzleperf/loop/speed_judge.h"
 
 #include <fmt/format.h>
@@ -6,10 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
-#include <thread>
 
-#include "swizzleperf/util/process_session.h"
+#include "swizzleperf/core/metrics.h"
 
 namespace swz {
 
@@ -28,16 +26,113 @@ double median_known(const std::vector<double>& v) {
   return known.empty() ? -1 : median_of(known);
 }
 
+bool all_known(const std::vector<double>& v) {
+  return !v.empty() && std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+// Mann-Kendall z of the series against its index (ties count 0; continuity-corrected).
+double mann_kendall_z(const std::vector<double>& x) {
+  const std::size_t n = x.size();
+  if (n < 3) return 0;
+  long s = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j) s += (x[j] > x[i]) - (x[j] < x[i]);
+  const double var = static_cast<double>(n) * (n - 1) * (2 * n + 5) / 18.0;
+  if (s == 0) return 0;
+  return (s > 0 ? s - 1 : s + 1) / std::sqrt(var);
+}
+
+// Theil-Sen slope: the median of the pairwise slopes.
+double theil_sen_slope(const std::vector<double>& x) {
+  std::vector<double> slopes;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    for (std::size_t j = i + 1; j < x.size(); ++j) slopes.push_back((x[j] - x[i]) / static_cast<double>(j - i));
+  return slopes.empty() ? 0 : median_of(slopes);
+}
+
+// The sentence on a clock gap between the members, or "" when there is none to name:
+// median clocks more than kClockGapNote apart, the same member lower in all rounds but one.
+std::string clock_gap_note(const SpeedComparison& c) {
+  const double bm = median_known(c.baseline_mhz), cm = median_known(c.candidate_mhz);
+  if (bm <= 0 || cm <= 0 || std::abs(bm - cm) <= kClockGapNote * std::max(bm, cm)) return "";
+  const bool base_lower = bm < cm;
+  const std::size_t n = std::min(c.baseline_mhz.size(), c.candidate_mhz.size());
+  std::size_t same_side = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (c.baseline_mhz[i] > 0 && c.candidate_mhz[i] > 0 && (c.baseline_mhz[i] < c.candidate_mhz[i]) == base_lower)
+      ++same_side;
+  if (same_side + 1 < n) return "";  // the gap changes sides: noise, which the pairing absorbs
+  const long long lower_reasons = base_lower ? c.baseline_reasons : c.candidate_reasons;
+  const std::string cap = (lower_reasons & kClockReasonSwPowerCap) ? " under the power cap" : "";
+  std::string energy;
+  if (c.energy) energy = fmt::format(", energy x{:.2f}", c.energy->estimate);
+  const bool faster = c.ratio.estimate > 1.0;
+  const std::string clocks = fmt::format("the baseline runs at {:.0f} MHz and the candidate at {:.0f} MHz{}{}", bm, cm, cap, energy);
+  if (faster && base_lower) return clocks + ": part of the gain is power headroom (the order's own effect)";
+  if (faster) return clocks + ": the gain holds at a lower clock";
+  if (!base_lower) return clocks + ": the loss is not the clock's";
+  return clocks + ": part of the loss is the candidate's lower clock (the order's own effect)";
+}
+
+// The first inconsistency in c's evidence, or "" (see the header's list).
+std::string inconsistency(const SpeedComparison& c) {
+  const long long hb = c.baseline_reasons & kClockReasonsHeatOrBrake, hc = c.candidate_reasons & kClockReasonsHeatOrBrake;
+  if (hb != hc) {
+    const bool base = (hb & ~hc) != 0;
+    return fmt::format("a thermal or hardware slowdown ({}) was reported in the {}'s runs only: an event the pair "
+                       "did not share, not the order",
+                       joined(clock_reason_names(base ? (hb & ~hc) : (hc & ~hb))), base ? "baseline" : "candidate");
+  }
+  std::vector<double> logs;
+  int faster = 0, slower = 0;
+  for (std::size_t i = 0; i < c.baseline_ms.size() && i < c.candidate_ms.size(); ++i) {
+    const double r = c.baseline_ms[i] / c.candidate_ms[i];
+    logs.push_back(std::log(r));
+    faster += r > 1 + kDisagreement;
+    slower += r < 1 - kDisagreement;
+  }
+  const std::size_t n = logs.size();
+  if (n >= 6) {
+    const double z = mann_kendall_z(logs);
+    const double change = theil_sen_slope(logs) * static_cast<double>(n - 1);
+    if (std::abs(z) >= 2.58 && std::abs(change) >= std::max(0.02, 0.5 * std::abs(std::log(c.ratio.estimate)))) {
+      const std::vector<double> first(logs.begin(), logs.begin() + n / 2), last(logs.end() - n / 2, logs.end());
+      return fmt::format("the paired ratio trends with time ({:.3f}x in the first {} rounds, {:.3f}x in the last {}): "
+                         "drift reached the difference",
+                         std::exp(median_of(first)), n / 2, std::exp(median_of(last)), n / 2);
+    }
+  }
+  if (faster >= 2 && slower >= 2)
+    return fmt::format("the rounds disagree: {} faster and {} slower by more than {:.0f} %", faster, slower, kDisagreement * 100);
+  return "";
+}
+
 }  // namespace
 
 void to_json(nlohmann::json& j, const SpeedComparison& c) {
+  nlohmann::json ratios = nlohmann::json::array();
+  for (std::size_t i = 0; i < c.baseline_ms.size() && i < c.candidate_ms.size(); ++i)
+    ratios.push_back(c.baseline_ms[i] / c.candidate_ms[i]);
   j = {{"regime", c.regime.empty() ? nlohmann::json() : nlohmann::json(c.regime)},
        {"speedup", c.ratio.estimate}, {"ci_low", c.ratio.low}, {"ci_high", c.ratio.high},
        {"confidence", c.ratio.confidence}, {"level", c.ratio.level}, {"significant", c.ratio.significant},
        {"rounds", c.ratio.n}, {"runs", c.runs}, {"served", c.served}, {"pause_ms", c.pause_ms}, {"seconds", c.seconds},
-       {"baseline_ms", c.baseline_ms}, {"candidate_ms", c.candidate_ms},
-       {"method", std::string("sign-test interval of the median per-round ratio baseline/candidate, rounds interleaved A B A B") +
-                      (c.served ? fmt::format("; both programs kept running in serve mode (inputs set up once), {} ms pause before each request", c.pause_ms) : std::string("; one time-mode process per run"))}};
+       {"baseline_ms", c.baseline_ms}, {"candidate_ms", c.candidate_ms}, {"ratios", ratios},
+       {"method", std::string("sign-test interval of the median per-round ratio baseline/candidate; members interleaved, "
+                              "their order rotated and reversed from round to round") +
+                      (c.served ? fmt::format("; programs kept running in serve mode (inputs set up once), {} ms pause before each request", c.pause_ms)
+                                : std::string("; one time-mode process per run"))}};
+  if (!c.label.empty()) j["label"] = c.label;
+  if (c.left_after > 0) {
+    j["left_after_round"] = c.left_after;
+    j["left_because"] = c.left_because;
+  }
   if (c.regime.empty()) return;
   j["baseline_mhz"] = known_or_null(c.baseline_mhz);
   j["candidate_mhz"] = known_or_null(c.candidate_mhz);
@@ -55,9 +150,8 @@ void to_json(nlohmann::json& j, const SpeedComparison& c) {
     j["energy_ci_low"] = c.energy->low;
     j["energy_ci_high"] = c.energy->high;
     j["energy_significant"] = c.energy->significant;
-    const double be = median_known(c.baseline_mj), ce = median_known(c.candidate_mj);
-    j["baseline_mj_median"] = be;
-    j["candidate_mj_median"] = ce;
+    j["baseline_mj_median"] = median_known(c.baseline_mj);
+    j["candidate_mj_median"] = median_known(c.candidate_mj);
   } else {
     j["energy_ratio"] = nullptr;
   }
@@ -68,177 +162,189 @@ void to_json(nlohmann::json& j, const SpeedComparison& c) {
   if (!c.trusted) j["untrusted"] = c.untrusted;
 }
 
-ClockGapVerdict judge_burst_clocks(const SpeedComparison& c) {
-  ClockGapVerdict v;
-  const size_t n = std::min(c.baseline_mhz.size(), c.candidate_mhz.size());
-  size_t first_gap = n;
-  for (size_t i = 0; i < n && first_gap == n; ++i) {
-    const double ma = c.baseline_mhz[i], mb = c.candidate_mhz[i];
-    if (ma > 0 && mb > 0 && std::abs(ma - mb) > kPairClockTolerance * std::max(ma, mb)) first_gap = i;
+Status judge_comparison(SpeedComparison& c) {
+  auto ratio = paired_ratio_interval(c.baseline_ms, c.candidate_ms);
+  if (!ratio) return ratio.error();
+  c.ratio = *ratio;
+  c.energy.reset();
+  if (all_known(c.baseline_mj) && all_known(c.candidate_mj) && c.baseline_mj.size() == c.candidate_mj.size())
+    if (auto e = paired_ratio_interval(c.candidate_mj, c.baseline_mj)) c.energy = *e;
+  c.clock_note = clock_gap_note(c);
+  if (c.trusted) {
+    c.untrusted = inconsistency(c);
+    c.trusted = c.untrusted.empty();
   }
-  if (first_gap == n) return v;
-  // Which member ran lower, and is it so in every round with both clocks known?
-  const bool base_lower = c.baseline_mhz[first_gap] < c.candidate_mhz[first_gap];
-  const std::vector<double>& lo = base_lower ? c.baseline_mhz : c.candidate_mhz;
-  const std::vector<double>& hi = base_lower ? c.candidate_mhz : c.baseline_mhz;
-  bool consistent = true;
-  double lo_max = 0, hi_min = 1e300;
-  for (size_t i = 0; i < n; ++i) {
-    consistent = consistent && lo[i] > 0 && hi[i] > 0 && lo[i] < hi[i];
-    lo_max = std::max(lo_max, lo[i]);
-    hi_min = std::min(hi_min, hi[i]);
+  return ok_status();
+}
+
+void to_json(nlohmann::json& j, const Tournament& t) {
+  nlohmann::json members = nlohmann::json::array();
+  for (const auto& m : t.members) {
+    nlohmann::json o = {{"label", m.label}, {"ms", m.ms}, {"mhz", known_or_null(m.mhz)}, {"mj", known_or_null(m.mj)},
+                        {"clock_reasons", m.reasons}, {"clock_reason_names", clock_reason_names(m.reasons)},
+                        {"discarded", m.discarded}};
+    if (!m.problem.empty()) o["regime_problem"] = m.problem;
+    members.push_back(std::move(o));
   }
-  const long long lower_reasons = base_lower ? c.baseline_reasons : c.candidate_reasons;
-  const bool power_capped = (lower_reasons & kClockReasonSwPowerCap) != 0;
-  const bool heat = (c.clock_reasons & kClockReasonsHeatOrBrake) != 0;
-  const char* lower = base_lower ? "baseline" : "candidate";
-  if (consistent && lo_max < hi_min && power_capped && !heat) {
-    v.note = fmt::format("the clock gap is the order's own: the {} ran at {:.0f}-{:.0f} MHz under the software power "
-                         "cap in all {} rounds, the {} at {:.0f} MHz or more",
-                         lower, *std::min_element(lo.begin(), lo.begin() + n), lo_max, n,
-                         base_lower ? "candidate" : "baseline", hi_min);
-    return v;
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const auto& c : t.candidates) {
+    nlohmann::json o = c;
+    // The per-round data is in `members`; the verdict and its ratios stay here.
+    for (const char* k : {"baseline_ms", "candidate_ms", "baseline_mhz", "candidate_mhz", "baseline_mj", "candidate_mj",
+                          "method", "seconds", "runs", "served", "pause_ms", "regime"})
+      o.erase(k);
+    candidates.push_back(std::move(o));
   }
-  v.trusted = false;
-  const std::string why = !consistent ? "the gap changed sides or a clock is unknown"
-                          : lo_max >= hi_min ? "the members' clocks overlap across rounds"
-                          : heat             ? "a thermal or hardware slowdown was reported"
-                                             : fmt::format("the {} did not report the power cap", lower);
-  v.untrusted = fmt::format("the SM clock moved between the members of round {} ({:.0f} MHz baseline, {:.0f} MHz "
-                            "candidate: more than {:.0f} %), so the difference may be the clock's, not the order's "
-                            "(not the order's own gap: {})",
-                            first_gap + 1, c.baseline_mhz[first_gap], c.candidate_mhz[first_gap],
-                            kPairClockTolerance * 100, why);
-  return v;
+  j = {{"regime", t.regime.empty() ? nlohmann::json() : nlohmann::json(t.regime)},
+       {"members", members}, {"order", t.order}, {"candidates", candidates}, {"rounds", t.rounds}, {"runs", t.runs},
+       {"seconds", t.seconds}, {"warm_seconds", t.warm_seconds}, {"served", t.served}, {"pause_ms", t.pause_ms},
+       {"stop", t.stop}, {"leader", t.leader >= 0 ? nlohmann::json(t.leader + 1) : nlohmann::json()}};
+}
+
+std::vector<int> round_order(const std::vector<int>& active, int round) {
+  std::vector<int> order = active;
+  if (order.empty()) return order;
+  const int k = static_cast<int>(order.size());
+  std::rotate(order.begin(), order.begin() + (round % k), order.end());
+  if ((round / k) % 2 == 1) std::reverse(order.begin(), order.end());
+  return order;
 }
 
 namespace {
 
-// Starts exe in serve mode with the time-mode options of `args` and waits for its ready
-// line. Error (the reason) when the runner holds no sessions, the program predates serve
-// mode (a usage error), or it cannot set up (e.g. two full-size programs do not fit).
-Result<std::unique_ptr<ProcessSession>> start_served(Backend& backend, const std::filesystem::path& exe, const std::vector<std::string>& args,
-                            std::chrono::seconds timeout) {
-  ProcessSpec spec;
-  spec.argv = {exe.string(), "serve"};
-  spec.argv.insert(spec.argv.end(), args.begin() + 1, args.end());
-  auto s = backend.runner().start(spec);
-  if (!s) return s.error();
-  auto ready = (*s)->request("", timeout);
-  if (!ready) return ready.error();
-  auto j = nlohmann::json::parse(*ready, nullptr, false);
-  if (!j.is_object() || j.value("ready", false) != true) return make_error("no ready line: " + ready->substr(0, 200));
-  return std::move(*s);
+// Candidate i's comparison from the members' series: the rounds it ran (it ran every
+// round until it left the race, so they are the baseline's first rounds).
+SpeedComparison comparison_of(const Tournament& t, std::size_t i) {
+  const MemberSeries& b = t.members[0];
+  const MemberSeries& m = t.members[i + 1];
+  const std::size_t n = m.ms.size();
+  SpeedComparison c;
+  c.regime = t.regime;
+  c.label = m.label;
+  c.baseline_ms.assign(b.ms.begin(), b.ms.begin() + n);
+  c.candidate_ms = m.ms;
+  c.baseline_mhz.assign(b.mhz.begin(), b.mhz.begin() + n);
+  c.candidate_mhz = m.mhz;
+  c.baseline_mj.assign(b.mj.begin(), b.mj.begin() + n);
+  c.candidate_mj = m.mj;
+  c.baseline_discarded = b.discarded;
+  c.candidate_discarded = m.discarded;
+  c.baseline_reasons = b.reasons;
+  c.candidate_reasons = m.reasons;
+  c.clock_reasons = b.reasons | m.reasons;
+  c.seconds = t.seconds;
+  c.runs = t.runs;
+  c.served = t.served;
+  c.pause_ms = t.pause_ms;
+  const MemberSeries& failed = !b.problem.empty() ? b : m;
+  if (!failed.problem.empty()) {
+    c.trusted = false;
+    c.untrusted = fmt::format("the {} regime was not reached in a {} run: {}", t.regime,
+                              &failed == &b ? "baseline" : "candidate", failed.problem);
+  }
+  return c;
 }
 
 }  // namespace
 
-Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::path& exe_base,
-                                      const std::filesystem::path& exe_cand, const std::vector<std::string>& args,
-                                      int rounds, std::chrono::seconds timeout, const std::string& regime,
-                                      std::chrono::milliseconds pause) {
-  if (rounds < 1) return make_error(fmt::format("a speed comparison needs at least 1 round, got {}", rounds));
-  const auto t0 = std::chrono::steady_clock::now();
-  SpeedComparison c;
-  c.regime = regime;
-  // Both programs in serve mode when they can (each sets up its inputs once, instead of
-  // once per round); else, for both alike, one time-mode process per run.
-  std::unique_ptr<ProcessSession> base_s, cand_s;
-  if (!args.empty() && args.front() == "time") {
-    auto a = start_served(backend, exe_base, args, timeout);
-    if (!a) {
-      spdlog::debug("speed re-check: baseline has no serve mode ({}); one time-mode process per run", a.error().message);
-    } else if (auto b = start_served(backend, exe_cand, args, timeout); !b) {
-      spdlog::debug("speed re-check: candidate has no serve mode ({}); one time-mode process per run", b.error().message);
-    } else {
-      base_s = std::move(*a);
-      cand_s = std::move(*b);
-      c.served = true;
-      c.pause_ms = static_cast<int>(pause.count());
-    }
+Result<Tournament> run_tournament(MemberTimer& timer, const std::string& regime, const JudgeSettings& s,
+                                  const std::vector<std::string>& labels) {
+  const std::size_t m = timer.members();
+  if (m < 2) return make_error("a speed tournament needs the baseline and at least one candidate");
+  if (s.min_rounds < 1 || s.max_rounds < s.min_rounds)
+    return make_error(fmt::format("a speed tournament needs 1 <= rounds <= max rounds, got {} and {}", s.min_rounds, s.max_rounds));
+  Tournament t;
+  t.regime = regime;
+  t.served = timer.served();
+  const bool sustained = regime == "sustained";
+  t.pause_ms = sustained ? 0 : static_cast<int>(s.pause.count());
+  t.members.resize(m);
+  for (std::size_t i = 0; i < m; ++i)
+    t.members[i].label = i < labels.size() ? labels[i] : (i == 0 ? "baseline" : fmt::format("candidate {}", i));
+  t.candidates.resize(m - 1);
+  const double t0 = timer.now_s();
+  if (sustained && s.warm_s > 0) {
+    if (auto st = timer.warm(0, s.warm_s); !st) return st.error();
+    t.warm_seconds = timer.now_s() - t0;
   }
-  const std::string request = regime.empty() ? "time" : "time " + regime;
-  std::vector<std::string> run_args = args;
-  if (!regime.empty()) run_args.insert(run_args.end(), {"--regime", regime});
-  // One run: its answer as Timing (with the regime's fields), or an Error naming the program.
-  auto time_one = [&](const std::filesystem::path& exe, ProcessSession* session, const char* who) -> Result<Timing> {
-    ++c.runs;
-    nlohmann::json j;
-    std::string failure;
-    if (session) {
-      if (c.runs > 1) std::this_thread::sleep_for(pause);  // see RegimeSettings::pause_ms (0: none)
-      auto line = session->request(request, timeout);
-      if (line) j = nlohmann::json::parse(*line, nullptr, false);
-      else failure = line.error().message;
-      if (line && !j.is_object()) failure = "not a JSON line: " + line->substr(0, 200);
-    } else {
-      auto r = backend.run_program(exe, run_args, timeout);
-      j = r.json;
-      if (!r.process.success()) failure = r.process.describe() + ": " + tail_lines(r.process.err + r.process.out, 1);
-    }
-    if (failure.empty() && j.is_object() && j.value("ok", true) == false && j.contains("error") && j["error"].is_string())
-      failure = j["error"].get<std::string>();
-    if (failure.empty() && (!j.is_object() || !j.contains("median_ms") || !j["median_ms"].is_number()))
-      failure = "no median_ms in its answer";
-    Timing t;
-    if (failure.empty()) {
-      try {
-        // The judge needs the median alone; the other time fields default to it.
-        for (const char* k : {"min_ms", "max_ms"})
-          if (!j.contains(k) || !j[k].is_number()) j[k] = j["median_ms"];
-        if (!j.contains("reps") || !j["reps"].is_number_integer()) j["reps"] = 0;
-        t = j.get<Timing>();
-      } catch (const nlohmann::json::exception& e) {
-        failure = std::string("unreadable answer: ") + e.what();
+  std::vector<int> active;
+  for (std::size_t i = 0; i < m; ++i) active.push_back(static_cast<int>(i));
+  const auto leave = [&](int member, const std::string& why) {
+    t.candidates[member - 1].left_after = t.rounds;
+    t.candidates[member - 1].left_because = why;
+    active.erase(std::find(active.begin(), active.end(), member));
+  };
+  for (int round = 0; round < s.max_rounds; ++round) {
+    if (round >= s.min_rounds) {
+      // The race: who leaves, and is the one left decisive?
+      int leader = -1;
+      std::vector<PairedRatio> vs_base(m);
+      for (int c : active) {
+        if (c == 0) continue;
+        const auto& ms = t.members[c].ms;
+        auto r = paired_ratio_interval(std::vector<double>(t.members[0].ms.begin(), t.members[0].ms.begin() + ms.size()), ms);
+        if (!r) return r.error();
+        vs_base[c] = *r;
+        if (leader < 0 || r->estimate > vs_base[leader].estimate) leader = c;
+      }
+      for (int c : std::vector<int>(active)) {
+        if (c == 0 || c == leader) continue;
+        auto vs_leader = paired_ratio_interval(t.members[c].ms, t.members[leader].ms);
+        if (vs_leader && vs_leader->significant && vs_leader->low > 1.0)
+          leave(c, fmt::format("significantly slower than {} ({:.3f}x its time)", t.members[leader].label, vs_leader->estimate));
+        else if (vs_base[c].significant && vs_base[c].high < 1.0)
+          leave(c, "significantly slower than the baseline");
+      }
+      if (active.size() == 2 && vs_base[leader].significant) {
+        t.stop = vs_base[leader].low > 1.0 ? "decisive: one candidate left, significantly faster than the baseline"
+                                           : "decisive: every candidate is significantly slower than the baseline";
+        break;
+      }
+      if (timer.now_s() - t0 >= s.budget_s) {
+        t.stop = fmt::format("time budget ({:.0f} s) spent after {} rounds", s.budget_s, t.rounds);
+        break;
       }
     }
-    if (failure.empty() && !regime.empty() && t.regime != regime)
-      failure = fmt::format("it was asked for the {} regime and answered {}: a program built before regimes (rebuild it "
-                            "with the current kernels/support/swz_harness.h; docs/kernel-contract.md)",
-                            regime, t.regime.empty() ? "none" : t.regime);
-    if (!failure.empty()) return make_error(fmt::format("{} time mode failed in the speed re-check: {}", who, failure));
-    if (!t.regime_reached && c.trusted) {
-      c.trusted = false;
-      c.untrusted = fmt::format("the {} regime was not reached in a {} run: {}", regime, who,
-                                t.regime_problem.empty() ? "the program did not say why" : t.regime_problem);
+    t.order.push_back(round_order(active, round));
+    for (int member : t.order.back()) {
+      if (interrupt_requested()) return interrupted_error();
+      if (!sustained && t.runs > 0) timer.pause(s.pause);
+      auto sample = timer.time(static_cast<std::size_t>(member));
+      if (!sample) return sample.error();
+      ++t.runs;
+      MemberSeries& ser = t.members[member];
+      ser.ms.push_back(sample->ms);
+      ser.mhz.push_back(sample->mhz);
+      ser.mj.push_back(sample->mj);
+      ser.reasons |= sample->reasons;
+      ser.discarded += sample->discarded;
+      if (!sample->reached && ser.problem.empty())
+        ser.problem = sample->problem.empty() ? "the program did not say why" : sample->problem;
     }
-    return t;
-  };
-  for (int i = 0; i < rounds; ++i) {
-    if (interrupt_requested()) return interrupted_error();
-    auto a = time_one(exe_base, base_s.get(), "baseline");
-    if (!a) return a.error();
-    auto b = time_one(exe_cand, cand_s.get(), "candidate");
-    if (!b) return b.error();
-    c.baseline_ms.push_back(a->median_ms);
-    c.candidate_ms.push_back(b->median_ms);
-    c.baseline_mhz.push_back(a->sm_mhz_median.value_or(-1));
-    c.candidate_mhz.push_back(b->sm_mhz_median.value_or(-1));
-    c.baseline_mj.push_back(a->energy_mj_per_run.value_or(-1));
-    c.candidate_mj.push_back(b->energy_mj_per_run.value_or(-1));
-    c.baseline_discarded += a->discarded;
-    c.candidate_discarded += b->discarded;
-    c.baseline_reasons |= a->clock_reasons.value_or(0);
-    c.candidate_reasons |= b->clock_reasons.value_or(0);
-    c.clock_reasons |= c.baseline_reasons | c.candidate_reasons;
+    ++t.rounds;
   }
-  // Burst pairs run at one unthrottled clock unless the order itself moves it.
-  if (regime == "burst" && c.trusted) {
-    const ClockGapVerdict v = judge_burst_clocks(c);
-    c.trusted = v.trusted;
-    c.untrusted = v.untrusted;
-    c.clock_note = v.note;
+  if (t.stop.empty()) t.stop = fmt::format("{} rounds, the most asked (--max-rounds)", t.rounds);
+  t.seconds = timer.now_s() - t0;
+  for (std::size_t i = 0; i + 1 < m; ++i) {
+    SpeedComparison c = comparison_of(t, i);
+    c.left_after = t.candidates[i].left_after;
+    c.left_because = t.candidates[i].left_because;
+    if (auto st = judge_comparison(c); !st) return st.error();
+    t.candidates[i] = std::move(c);
+    if (t.leader < 0 || t.candidates[i].ratio.estimate > t.candidates[t.leader].ratio.estimate) t.leader = static_cast<int>(i);
   }
-  auto ratio = paired_ratio_interval(c.baseline_ms, c.candidate_ms);
-  if (!ratio) return ratio.error();
-  c.ratio = *ratio;
-  const auto all_known = [](const std::vector<double>& v) {
-    return !v.empty() && std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
-  };
-  if (all_known(c.baseline_mj) && all_known(c.candidate_mj))
-    if (auto e = paired_ratio_interval(c.candidate_mj, c.baseline_mj)) c.energy = *e;
-  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return c;
+  return t;
+}
+
+Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::path& exe_base,
+                                      const std::filesystem::path& exe_cand, const std::vector<std::string>& args,
+                                      const std::string& regime, const JudgeSettings& settings,
+                                      std::chrono::seconds timeout) {
+  ProgramTimer timer(backend, {exe_base, exe_cand}, {"baseline", "candidate"}, args, regime, timeout);
+  timer.start();
+  auto t = run_tournament(timer, regime, settings);
+  if (!t) return t.error();
+  return t->candidates.front();
 }
 
 }  // namespace swz

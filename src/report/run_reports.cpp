@@ -54,6 +54,18 @@ Status ConsoleProgress::on_attempt(const RunHistory& h, const Attempt& a) {
   return ok_status();
 }
 
+Status ConsoleProgress::on_judged(const RunHistory& h) {
+  if (h.judge.contains("why_none")) spdlog::info("speed judge: no finalist ({})", h.judge.value("why_none", ""));
+  for (const auto& a : h.attempts) {
+    const auto views = regime_views(a);
+    if (views.empty()) continue;
+    std::string speed;
+    for (const auto& v : views) speed += (speed.empty() ? "" : "; ") + regime_text(v);
+    spdlog::info("judged {}: {}", a.label, speed);
+  }
+  return ok_status();
+}
+
 Status ConsoleProgress::on_finish(const OptimizeSummary& s) {
   if (!s.history.stopped_because.empty()) spdlog::info("stopped: {}", s.history.stopped_because);
   return ok_status();

@@ -118,6 +118,13 @@ struct RunHistory {
   double last_session_wall_s = 0;    // the last session's wall time
   std::optional<Attempt> baseline;
   std::vector<Attempt> attempts;     // iteration 1..N in order
+  // The speed judge's record (loop/speed_judge: the finalists, then per regime its
+  // tournament: every member's rounds, clocks and energies, the order they ran in, each
+  // finalist's ratios and verdict, why it stopped), serialised by the loop; empty until a
+  // judge ran. judged_attempts: attempts.size() when it ran (a resume that adds
+  // attempts judges again).
+  nlohmann::json judge = nlohmann::json::object();
+  int judged_attempts = 0;
 
   // The run's objective (config.objective; a history written before the option
   // existed was ranked by L2 and keeps that ranking).

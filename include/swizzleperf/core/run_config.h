@@ -50,8 +50,12 @@ struct RegimeSettings {
   double throttle_threshold = 0.75;     // burst: discard a sample below this x the device's clock rate; 0: never
   int recovery_ms = 50;                 // burst: wait after a discarded sample
   int max_discards = 30;                // burst: discards per request before the regime counts as not reached
-  double settle_s = 2.0;                // sustained: back-to-back passes before the timed window
-  double sustain_s = 3.0;               // sustained: the timed window
+  // sustained: back-to-back passes that bring the GPU to its power cap before timing:
+  // once per judge tournament (the baseline, untimed), and before a one-shot timing.
+  double settle_s = 2.0;
+  // sustained: one timed window of back-to-back passes (each member's, in every round
+  // of the judge; the one-shot timing's). A history from before the judge's tournament ran 3.
+  double sustain_s = 1.0;
   // Both: the re-check's pause before each request to a serving program after the
   // first (--pause-ms; a history from before the setting ran with 250). Back to back,
   // the two programs' requests skewed the ratio on the H100: gemm_tc's best order
@@ -59,6 +63,10 @@ struct RegimeSettings {
   // software power cap engaged) but 1.31x one time process per run and 1.31-1.32x
   // with a pause of 0.1, 0.25 or 0.5 s (bench/results/2026-11-23-h100-recheck-modes).
   int pause_ms = 250;
+  // The judge (loop/speed_judge): rounds past --rounds until a verdict is decisive, at
+  // most max_rounds, and no round starts after judge_s seconds of a regime's tournament.
+  int max_rounds = 12;
+  double judge_s = 30;
   // The regimes a re-check measures, in order (unnamed: one, without regime options).
   std::vector<Regime> measured() const;
   // The regime of the one-shot timing in evaluate: sustained when the re-check
@@ -105,7 +113,8 @@ struct RunConfig {
   RegimeSettings timing;                // the power regime and its rules
   // May change on resume.
   int iterations = 10;                  // attempts that reach the GPU or the check (duplicates excluded)
-  int recheck_rounds = 6;               // interleaved rounds for a candidate that could become best; 0: off
+  int recheck_rounds = 6;               // the judge's least interleaved rounds per regime; 0: no judge
+  int finalists = 3;                    // optimize: candidates the screening sends to the judge
   bool recheck_every_candidate = false; // gate: its one candidate is always re-checked
   std::string proposer = "auto";        // auto | builtin | llm | committed
   // on: the locality model (model/) predicts every candidate from the program's footprint,

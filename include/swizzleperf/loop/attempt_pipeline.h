@@ -8,10 +8,12 @@
 //   evaluate  verify against the CPU reference, full-size output against the
 //             baseline's reference (loop/output_check), time: one `evaluate`
 //             process when the program has that mode, else three
-//   recheck   interleaved A/B rounds against the baseline binary, once per power
-//             regime the run measures (burst, sustained or both): the speedup,
-//             its 95 % interval, whether it excludes 1.0 and can be trusted, the
-//             clocks and the energy ratio (loop/speed_judge, docs/timing.md)
+//   judge     the finalists and the baseline in one interleaved tournament per
+//             power regime the run measures (burst, sustained or both): each
+//             finalist's speedup, its 95 % interval, whether it excludes 1.0 and
+//             can be trusted, the clocks and the energy ratio (loop/speed_judge,
+//             docs/timing.md). optimize judges its finalists once, after the
+//             search; gate and sweep judge their one candidate (recheck).
 //   profile   the profiler's metrics over the run's launch window
 //
 // Each stage writes what it learns into the Attempt (its record in the history),
@@ -34,6 +36,7 @@
 #include "swizzleperf/core/run_config.h"
 #include "swizzleperf/core/valid_region.h"
 #include "swizzleperf/loop/build_pool.h"
+#include "swizzleperf/loop/speed_judge.h"
 
 namespace swz {
 
@@ -46,7 +49,9 @@ struct MeasureSetup {
   std::vector<int> size;            // --size for the program; empty: its default
   int time_reps = 30;
   int warmup = 5;
-  int recheck_rounds = 6;
+  int recheck_rounds = 6;           // the judge's least rounds per regime (0: no judge)
+  int max_rounds = kDefaultMaxRounds;
+  double judge_s = kDefaultJudgeSeconds;  // the judge's time budget per regime
   RegimeSettings timing;            // the regimes measured and their rules
   Objective objective = Objective::time;  // energy: the one-shot timing is sustained
   std::string host_cxx = "c++";
@@ -99,10 +104,18 @@ class AttemptPipeline {
   // a.timing and a.speedup (one-shot, against baseline's median).
   StageResult evaluate(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& dir,
                        const Attempt& baseline);
-  // Interleaved rounds against baseline_exe (setup().recheck_rounds of them); sets
-  // speedup, its interval and significant. A failed re-check is recorded in
-  // a.recheck["error"] and leaves the one-shot speedup: it never fails the attempt.
+  // The judge's tournament, once per regime measured, over the baseline (baseline_exe)
+  // and the finalists (finalists[i]'s program at exes[i]); sets each finalist's
+  // speedup, its interval, significant, energy ratio and its `recheck` record (every
+  // regime's comparison). Returns the tournaments, for the history. A tournament that
+  // fails (a request failed) is recorded in each finalist's recheck["error"] and leaves
+  // the regimes measured before it: it never fails an attempt.
+  std::vector<Tournament> judge(const std::vector<Attempt*>& finalists, const std::vector<std::filesystem::path>& exes,
+                                const std::filesystem::path& baseline_exe);
+  // judge() with one finalist (gate, sweep).
   StageResult recheck(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& baseline_exe);
+  // The judge's settings from the setup.
+  JudgeSettings judge_settings() const;
   StageResult profile(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& dir);
 
  private:

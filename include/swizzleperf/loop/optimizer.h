@@ -1,7 +1,9 @@
 // Optimizer: the loop's state machine. Measure the unswizzled baseline, then per
 // iteration: propose -> validate the region (once, here, where it enters) -> the
-// attempt pipeline (check, build, evaluate, re-check, profile) -> record the
-// attempt (history saved atomically, best.hip rewritten, observers told). Ctrl-C
+// attempt pipeline (check, build, evaluate, profile: the screening) -> record the
+// attempt (history saved atomically, best.hip rewritten, observers told). After the
+// search, the finalists (loop/finalists) and the baseline go to the speed judge's
+// tournament (loop/speed_judge), once; its verdicts name the best. Ctrl-C
 // stops at a clean point; a resumed run continues without repeating a finished
 // attempt. The run's settings are its history's RunConfig; the engine writes no
 // report itself (observers do: loop/run_observer.h).
@@ -40,8 +42,10 @@ class Optimizer {
   Result<std::optional<Attempt>> next_attempt(int iteration);
   // The pipeline's stages for a validated proposal, into `a` (its proposal fields set).
   StageResult evaluate(Attempt& a, const ValidRegion& region, const std::filesystem::path& dir);
-  bool could_become_best(const Attempt& a) const;
-  Status ensure_baseline_exe();  // a resumed run rebuilds the baseline binary for re-checks
+  // The judge over the finalists, once the search is over (again on a resume that added
+  // attempts); its record into the history. Error: the machine failed.
+  Status judge_finalists();
+  Status ensure_exe(const std::filesystem::path& dir);  // a resumed run rebuilds a binary for the judge
   Status record(Attempt a);      // append, save, best.hip, observers
   Status write_best();
   Status save();

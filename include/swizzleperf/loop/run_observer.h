@@ -21,6 +21,12 @@ class RunObserver {
   // An attempt was recorded and the history saved; `attempt` is its last entry.
   // An Error (e.g. a report that could not be written) stops the run: the user must see it.
   virtual Status on_attempt(const RunHistory& history, const Attempt& attempt) = 0;
+  // The speed judge named its verdicts (the finalists' attempts now carry them) and the
+  // history is saved.
+  virtual Status on_judged(const RunHistory& history) {
+    (void)history;
+    return ok_status();
+  }
   // The run ended (completed, exhausted or interrupted) and its history is saved.
   virtual Status on_finish(const OptimizeSummary& summary) = 0;
 };

@@ -1,31 +1,48 @@
-// Speed judge: is the candidate program faster than the baseline program?
-// Runs both programs' `time` mode alternately, A B A B ... for `rounds` rounds
-// (each run: its own warm-up, then `reps` timed reps with the harness's L2 flush
-// before each, reporting their median), and turns the paired round medians into
-// a speedup with a distribution-free 95 % interval (core/stats: sign-test
-// interval of the median ratio baseline/candidate). Interleaving puts machine
-// drift into both members of a pair instead of into the difference.
-// Cost: 2 * rounds time-mode runs. Where both programs have the harness's `serve`
-// mode (and the runner holds sessions), each is started once and kept running, its
-// inputs set up once, and each run is a "time" request to it; otherwise each run is
-// its own `time` process. A failed run is an Error naming the program; nothing is
-// retried. Used by the optimize loop's re-check and by `gate`.
+// Speed judge: which of a few candidate programs is faster than the baseline
+// program, by how much, and can the answer be trusted? (docs/timing.md says it for
+// users; this is the contract.)
 //
-// Regimes (docs/timing.md): a comparison is taken in one power regime, named to
-// each program per request (`time burst` / `time sustained` to a serving program,
-// `--regime R` to a time process). Each run's answer brings its SM clock, clock
-// event reasons, discarded samples and energy per run; the comparison keeps them
-// per round and decides whether its verdict can be trusted:
-//  - a run that could not hold the regime (regime_reached false: the discard bound
-//    was hit, the kernel is too long for the sustained window, the clock did not
-//    settle) makes the comparison untrusted, with that run's sentence;
-//  - in burst, both members of a pair should run at the same unthrottled clock: a
-//    pair whose median SM clocks differ by more than kPairClockTolerance may be clock
-//    drift, not the swizzle, and makes it untrusted -- unless the gap is the order's
-//    own (judge_burst_clocks): a power-hungry order can pull its own clock down under
-//    the power cap even within a burst. In sustained the clocks differ by design (the
-//    order changes the power drawn, hence the clock under the cap): they are
-//    reported, not judged.
+// One tournament per power regime. The members -- the baseline (member 0) and the
+// finalists the search screened -- are timed in rounds; in every round each member
+// still in the race runs once, in an order that changes from round to round (the
+// member list rotated by the round number and reversed every other cycle: A B, B A,
+// B A, A B for two), so a clock that drifts over the tournament touches every member
+// alike. A candidate's speedup is the median of its paired ratios baseline/candidate,
+// one per round, with the sign-test 95 % interval of util/stats (distribution-free;
+// at 6 rounds it is [min, max], so "significant" needs every round to agree).
+//
+// Regimes. burst: each request is --reps short passes after an L2 flush, the
+// programs' throttle rule discards samples below the threshold, and the judge pauses
+// before every request but the first (the GPU cools). sustained: the GPU is brought
+// to its power-capped state once (warm_s of the baseline, untimed), then the members'
+// windows follow back to back with no pause, so they all run on the same slide of the
+// clock under the power cap. The clock is never required to be steady: at the cap an
+// H100's clock slides for minutes, and the interleaving, not a steady clock, is what
+// makes the comparison fair.
+//
+// The stopping rule, checked after every round from min_rounds on: a candidate whose
+// paired ratio against the round's leader is significantly below 1, or whose interval
+// against the baseline lies below 1, leaves the race (its rounds so far are kept); the
+// tournament stops when one candidate is left and its interval excludes 1 (decisive),
+// when every candidate is significantly slower than the baseline, at max_rounds, or
+// when budget_s has passed (no round starts after it; min_rounds always run). Repeated
+// looks make the stated 95 % slightly optimistic: a candidate no faster than the
+// baseline reaches "significant" with a few per cent chance, not 2.5 %.
+//
+// Trust (judge_comparison). A gap between the members' clocks is not a reason to
+// doubt: an order that moves less DRAM traffic draws less power and, under the power
+// cap, runs at a higher clock in every round. That is the order's own effect, and the
+// verdict names it (clock_note). A measurement is untrusted only when its evidence is
+// inconsistent:
+//  - a run could not hold its regime (the programs say: discards over the bound, a
+//    window too short for the kernel's passes);
+//  - a thermal or hardware slowdown was reported in one member's runs only (an event
+//    from outside that the pair did not share);
+//  - the paired ratio trends with time (Mann-Kendall |z| >= 2.58 over the rounds, and
+//    a change over the run of at least 2 % and at least half the effect), so drift did
+//    reach the difference;
+//  - the rounds disagree beyond noise (two or more rounds faster, and two or more
+//    slower, by more than kDisagreement).
 // An untrusted comparison keeps its numbers and is never significant.
 #pragma once
 
@@ -38,33 +55,50 @@
 #include <nlohmann/json.hpp>
 
 #include "swizzleperf/backend/backend.h"
+#include "swizzleperf/loop/member_timer.h"
 #include "swizzleperf/util/result.h"
 #include "swizzleperf/util/stats.h"
 
 namespace swz {
 
 inline constexpr int kDefaultRecheckRounds = 6;  // the fewest that can give a 95 % sign-test interval
-// The most two members of a burst pair's median SM clocks may differ (relative to
-// the higher) before the pair counts as clock drift.
-inline constexpr double kPairClockTolerance = 0.05;
+inline constexpr int kDefaultMaxRounds = 12;
+inline constexpr double kDefaultJudgeSeconds = 30;  // per regime
+inline constexpr int kDefaultFinalists = 3;
+// Members' median clocks this far apart (relative to the higher) get a sentence.
+inline constexpr double kClockGapNote = 0.02;
+// Rounds that disagree beyond noise: two or more faster and two or more slower by this much.
+inline constexpr double kDisagreement = 0.05;
 
+struct JudgeSettings {
+  int min_rounds = kDefaultRecheckRounds;
+  int max_rounds = kDefaultMaxRounds;
+  double budget_s = kDefaultJudgeSeconds;  // per regime; min_rounds always run
+  std::chrono::milliseconds pause{250};    // burst: before every request but the first
+  double warm_s = 2.0;                     // sustained: the baseline, untimed, before round 1
+};
+
+// One candidate against the baseline in one regime.
 struct SpeedComparison {
   std::string regime;                // burst | sustained; empty: unnamed (no regime options)
+  std::string label;                 // the candidate's, for the record
   PairedRatio ratio;                 // speedup = baseline / candidate, its interval, significant
-  std::vector<double> baseline_ms;   // per-round medians, in run order
+  std::vector<double> baseline_ms;   // per round, in round order (the rounds this candidate ran)
   std::vector<double> candidate_ms;
-  double seconds = 0;                // wall time of the whole comparison
-  int runs = 0;                      // time-mode runs made (2 * rounds)
-  bool served = false;               // the runs were requests to two serving programs
-  int pause_ms = 0;                  // the pause before each served request after the first
+  double seconds = 0;                // wall time of the whole tournament it was part of
+  int runs = 0;                      // timing requests the tournament made
+  bool served = false;               // the runs were requests to serving programs
+  int pause_ms = 0;                  // burst: the pause before each request after the first
   // Per round, as each run reported them (-1: the platform did not say).
   std::vector<double> baseline_mhz, candidate_mhz;  // median SM clock of the run
   std::vector<double> baseline_mj, candidate_mj;    // energy per run (sustained; -1 unknown)
   int baseline_discarded = 0, candidate_discarded = 0;  // burst samples re-taken below the threshold
   long long clock_reasons = 0;       // OR of every run's clock event reasons
   long long baseline_reasons = 0, candidate_reasons = 0;  // the same, per member
-  std::string clock_note;            // burst: why a clock gap over the tolerance was the order's own
+  std::string clock_note;            // a clock gap between the members, named as the order's effect
   std::optional<PairedRatio> energy; // candidate / baseline energy per run, when every round has both
+  int left_after = 0;                // the round after which it left the race (0: it stayed)
+  std::string left_because;
   bool trusted = true;
   std::string untrusted;             // one line: why no winner may be named on it
   // Significant and trusted.
@@ -73,33 +107,52 @@ struct SpeedComparison {
 
 void to_json(nlohmann::json& j, const SpeedComparison& c);
 
-// The burst clock rule, judged once every round is in. No pair's clocks more than
-// kPairClockTolerance apart (or a clock unknown): trusted, no note. Otherwise the gap
-// is the order's own, and the comparison stays trusted with `note` saying so, only
-// when all of these hold:
-//  - every round's clocks are known and the same member ran lower in every round;
-//  - the members' clock ranges over the rounds do not overlap (the lower member's
-//    highest round below the higher member's lowest): drift moves both members of
-//    an interleaved pair alike, so it cannot keep them apart while each stays put;
-//  - the lower member's runs reported the software power cap, the mechanism by which
-//    an order's DRAM traffic lowers its own clock, and no run reported a thermal or
-//    hardware slowdown (heat and external brakes are drift, whoever they hit).
-// Else untrusted, the sentence naming the first round over the tolerance.
-struct ClockGapVerdict {
-  bool trusted = true;
-  std::string note;       // trusted with a gap: the order's own, and the evidence
-  std::string untrusted;  // not trusted: why
-};
-ClockGapVerdict judge_burst_clocks(const SpeedComparison& c);
+// The verdict's rules (see above) on c's rounds: sets ratio, energy, clock_note and,
+// unless already untrusted, trusted/untrusted. Error when the rounds cannot give a ratio.
+Status judge_comparison(SpeedComparison& c);
 
-// `args` are the time-mode arguments both programs get (e.g. {"time", "--reps", "30",
-// "--warmup", "5", "--size", ..., the regime rules' options}); `regime` is "burst",
-// "sustained" or "" (unnamed: no regime named, as programs from before regimes).
-// The median is read from each run's JSON line. Served, each request after the first
-// waits `pause` first (RegimeSettings::pause_ms).
+// One member's rounds as measured.
+struct MemberSeries {
+  std::string label;
+  std::vector<double> ms, mhz, mj;
+  long long reasons = 0;
+  int discarded = 0;
+  std::string problem;  // the first run that could not hold the regime: its sentence
+};
+
+struct Tournament {
+  std::string regime;
+  std::vector<MemberSeries> members;         // [0] the baseline
+  std::vector<std::vector<int>> order;       // per round, the members in the order they ran
+  std::vector<SpeedComparison> candidates;   // members[i + 1] against the baseline
+  int rounds = 0;
+  int runs = 0;
+  double seconds = 0;                        // the whole tournament, warm-up included
+  double warm_seconds = 0;
+  bool served = false;
+  int pause_ms = 0;
+  std::string stop;                          // why it stopped, one phrase
+  int leader = -1;                           // candidates[] index with the largest speedup; -1: none
+};
+
+void to_json(nlohmann::json& j, const Tournament& t);
+
+// Round `round`'s order of the members in `active`: rotated by round, reversed every
+// other cycle of active.size() rounds.
+std::vector<int> round_order(const std::vector<int>& active, int round);
+
+// The tournament over timer's members (0: the baseline) in `regime` ("burst",
+// "sustained" or "" for programs from before regimes: burst's pauses, no warm-up).
+// labels[i] names member i in the record. Error: a request failed (naming the member),
+// or Ctrl-C (kind interrupted).
+Result<Tournament> run_tournament(MemberTimer& timer, const std::string& regime, const JudgeSettings& settings,
+                                  const std::vector<std::string>& labels = {});
+
+// Two programs: a tournament with one candidate, through ProgramTimer. `args` are the
+// time-mode arguments both programs get ({"time", "--reps", "30", ...}).
 Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::path& exe_base,
                                       const std::filesystem::path& exe_cand, const std::vector<std::string>& args,
-                                      int rounds, std::chrono::seconds timeout, const std::string& regime,
-                                      std::chrono::milliseconds pause);
+                                      const std::string& regime, const JudgeSettings& settings,
+                                      std::chrono::seconds timeout);
 
 }  // namespace swz

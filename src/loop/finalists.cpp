@@ -1,0 +1,74 @@
+// Which screened candidates go to the speed judge (contract: loop/finalists.h).
+#include "swizzleperf/loop/finalists.h"
+
+#include <algorithm>
+
+namespace swz {
+
+namespace {
+
+double l2_of(const Attempt& a) {
+  return a.metrics && a.metrics->l2_hit_pct ? *a.metrics->l2_hit_pct : -1;
+}
+
+}  // namespace
+
+std::vector<std::size_t> select_finalists(const RunHistory& h, int count) {
+  std::vector<std::size_t> pool;
+  for (std::size_t i = 0; i < h.attempts.size(); ++i)
+    if (h.attempts[i].validated() && h.attempts[i].speedup) pool.push_back(i);
+  if (h.config.recheck_every_candidate) return pool;
+  const Objective objective = h.objective();
+  const auto& at = h.attempts;
+  if (objective == Objective::energy) {
+    std::vector<std::size_t> out;
+    for (std::size_t i : pool)
+      if (at[i].energy_ratio && *at[i].energy_ratio <= 1.0 + kFinalistSlack) out.push_back(i);
+    std::stable_sort(out.begin(), out.end(), [&](std::size_t a, std::size_t b) { return *at[a].energy_ratio < *at[b].energy_ratio; });
+    if (out.size() > static_cast<std::size_t>(count)) out.resize(count);
+    return out;
+  }
+  // The L2-best among all validated candidates (ties: the faster).
+  std::size_t l2_best = pool.empty() ? 0 : pool.front();
+  for (std::size_t i : pool)
+    if (l2_of(at[i]) > l2_of(at[l2_best]) || (l2_of(at[i]) == l2_of(at[l2_best]) && *at[i].speedup > *at[l2_best].speedup))
+      l2_best = i;
+  std::vector<std::size_t> fast;
+  for (std::size_t i : pool)
+    if (*at[i].speedup >= 1.0 - kFinalistSlack) fast.push_back(i);
+  std::stable_sort(fast.begin(), fast.end(), [&](std::size_t a, std::size_t b) { return *at[a].speedup > *at[b].speedup; });
+  std::vector<std::size_t> out(fast.begin(), fast.begin() + std::min<std::size_t>(fast.size(), count > 1 ? count - 1 : count));
+  const bool l2_goes = !pool.empty() && l2_of(at[l2_best]) >= 0 && (count > 1 || objective == Objective::l2) &&
+                       (objective == Objective::l2 || *at[l2_best].speedup >= 1.0 - kFinalistSlack);
+  if (l2_goes && std::find(out.begin(), out.end(), l2_best) == out.end()) {
+    if (out.size() >= static_cast<std::size_t>(count)) out.pop_back();
+    out.push_back(l2_best);
+  }
+  for (std::size_t i : fast) {
+    if (out.size() >= static_cast<std::size_t>(count)) break;
+    if (std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+  }
+  std::stable_sort(out.begin(), out.end(), [&](std::size_t a, std::size_t b) { return *at[a].speedup > *at[b].speedup; });
+  return out;
+}
+
+void clear_verdict(Attempt& a, const Attempt* baseline) {
+  if (a.recheck.contains("one_shot_speedup") && a.recheck["one_shot_speedup"].is_number())
+    a.speedup = a.recheck["one_shot_speedup"].get<double>();
+  if (a.timing) a.speedup_regime = a.timing->regime;
+  a.speedup_ci_low.reset();
+  a.speedup_ci_high.reset();
+  a.significant.reset();
+  a.energy_ci_low.reset();
+  a.energy_ci_high.reset();
+  a.energy_significant.reset();
+  a.energy_ratio.reset();
+  if (baseline && baseline->timing && a.timing) {
+    const auto& be = baseline->timing->energy_mj_per_run;
+    const auto& ce = a.timing->energy_mj_per_run;
+    if (be && ce && *be > 0 && *ce > 0) a.energy_ratio = *ce / *be;
+  }
+  a.recheck = nlohmann::json::object();
+}
+
+}  // namespace swz
