@@ -31,6 +31,7 @@ int cmd_optimize(const std::vector<std::string>& args) {
       ("build-jobs", "concurrent kernel builds, the proposer's next candidates built ahead (1: serial; 0: min(cores-1, 4), memory permitting)", cxxopts::value<int>()->default_value("0"))
       ("json", "print a machine-readable summary on stdout (the table goes to stderr)");
   add_objective_options(o);
+  add_finalists_option(o);
   add_proposer_options(o);
   add_backend_options(o);
   o.parse_positional({"kernel"});

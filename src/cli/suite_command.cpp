@@ -35,6 +35,7 @@ int cmd_suite(const std::vector<std::string>& args) {
       ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"))
       ("build-jobs", "concurrent kernel builds, next candidates built ahead (1: serial; 0: min(cores-1, 4), memory permitting)", cxxopts::value<int>()->default_value("0"));
   add_objective_options(o);
+  add_finalists_option(o);
   add_proposer_options(o);
   add_backend_options(o);
   o.parse_positional({"kernels"});

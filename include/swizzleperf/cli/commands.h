@@ -64,8 +64,11 @@ std::string help_text(cxxopts::Options& o, const std::vector<std::string>& group
 // re-check), and the "Power regime" group (add_regime_options).
 void add_objective_options(cxxopts::Options& o);
 // The "Power regime" group: --regime burst|sustained|both and its rules
-// (--throttle-threshold, --recovery-ms, --max-discards, --settle-seconds, --sustain-seconds, --pause-ms).
+// (--throttle-threshold, --recovery-ms, --max-discards, --settle-seconds, --sustain-seconds, --pause-ms)
+// and the judge's --max-rounds and --judge-seconds.
 void add_regime_options(cxxopts::Options& o);
+// --finalists (optimize, suite): read by read_objective_settings.
+void add_finalists_option(cxxopts::Options& o);
 // Reads that group into `timing`; false with a one-line error for a bad value.
 bool regime_options_from(const cxxopts::ParseResult& r, RegimeSettings& timing, std::string& error);
 // Reads them; false with a one-line message on a bad value.
