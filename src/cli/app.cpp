@@ -14,6 +14,7 @@
 
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/util/process.h"
+#include "swizzleperf/util/text.h"
 
 namespace swz::cli {
 
@@ -33,7 +34,8 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 
 void print_usage(std::FILE* to) {
   std::string s = "usage: swizzleperf <command> [options]\n\n"
-                  "Finds hardware-aware swizzles (workgroup-id remaps) that raise a GPU kernel's L2 hit rate.\n\ncommands:\n";
+                  "Finds hardware-aware swizzles (workgroup-id remaps) that make a GPU kernel faster by keeping blocks\n"
+                  "that share data on one die's L2.\n\ncommands:\n";
   for (const auto& c : commands()) s += fmt::format("  {:<10} {}\n", c.name, c.summary);
   s += "\nRun 'swizzleperf <command> --help' for a command's options.\n";
   std::fputs(s.c_str(), to);
@@ -99,6 +101,10 @@ int run_app(int argc, char** argv) {
       return kExitOk;
     }
     if (name == "--version") return cmd_version({});
+    // `version` takes nothing: an extra word is refused (exit 2) as every other command
+    // refuses an unexpected argument.
+    if (name == "version" && args.size() > 1 && args[1] != "--help" && args[1] != "-h")
+      return report_error("unexpected argument '" + one_line(args[1], 60) + "': version takes none (swizzleperf version)");
     set_json_errors(std::find(args.begin() + 1, args.end(), "--json") != args.end());
     for (const auto& c : commands())
       if (name == c.name) return c.run({args.begin() + 1, args.end()});

@@ -192,8 +192,8 @@ Result<KernelCheck> check_kernel(const KernelSource& k, const CheckSettings& s, 
   if (!grid) {  // no --grid, no comment, no program: nothing to check the region on
     c.ok = false;
     c.summary = std::string("no tile grid to check the region on (no '") + comment_prefix(k.language()) +
-                " swizzleperf:default-grid MxN' comment, and the program was " +
-                c.program_note + "): add the comment or pass --grid MxN" + counts;
+                " swizzleperf:default-grid MxN' comment, and no grid from the program: " + c.program_note +
+                "): add the comment or pass --grid MxN" + counts;
   } else {
     auto report = check_mapping(k.region(), ragged_grids(*grid), s.hw, s.mapping, runner, k.language());
     if (!report) return report.error();
@@ -352,8 +352,14 @@ int cmd_check(const std::vector<std::string>& args) {
     if (!hip_tools.compiler.empty() && !s.hip) return report_error("--hipcc " + hip_tools.compiler + " is not an executable");
     if (!s.cuda && !s.hip) s.no_build_reason = "no nvcc or hipcc found (the grid comment and sizes are unchecked; pass --nvcc PATH)";
   }
+  // A kernel with no grid to check on is bad input (exit 2), unless its source already
+  // fails (an unfilled port: its TODO list, exit 1, says more than "pass --grid").
+  const auto source_fails = [&](const KernelSource& k) {
+    const auto f = source_findings(k, s.strict);
+    return std::any_of(f.begin(), f.end(), [](const PortFinding& x) { return x.error; });
+  };
   for (const auto& k : kernels)
-    if (!s.grid && !k.default_grid() && !info_builder(k, s))
+    if (!s.grid && !k.default_grid() && !info_builder(k, s) && !source_fails(k))
       return report_error(k.path().string() + " has no '" + comment_prefix(k.language()) +
                           " swizzleperf:default-grid MxN' comment and is not built here (" +
                           no_builder_reason(k, s) + "): pass --grid MxN");

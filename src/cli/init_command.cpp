@@ -67,6 +67,7 @@ int cmd_init(const std::vector<std::string>& args) {
   fs::path output = r.count("output") ? fs::path(r["output"].as<std::string>()) : default_init_output(input);
   const std::string out_shown = one_line(output.string(), 200);
   if (output.empty()) return report_error("-o needs the path of the program to write");
+  if (auto lang = check_init_output_name(input, output); !lang) return report_error(lang.error().message);
   if (same_file(input, output))
     return report_error("-o " + out_shown + " is the input file: init never writes over its input; pass another -o");
   if (fs::is_directory(output, ec))
@@ -85,8 +86,10 @@ int cmd_init(const std::vector<std::string>& args) {
   if (!*written) return report_error(exists_message(out_shown));
 
   for (const auto& w : made->warnings) std::fprintf(stderr, "swizzleperf: warning: %s:%s\n", shown.c_str(), w.c_str());
+  // The next command as one a shell takes: a path with spaces is quoted.
   std::printf("wrote %s (kernel %s, %d-D grid, %zu swizzleperf:TODO to fill in); next: edit it, then swizzleperf check --strict %s\n",
-              out_shown.c_str(), one_line(made->kernel, 80).c_str(), made->grid_dims, made->todo_count, out_shown.c_str());
+              out_shown.c_str(), one_line(made->kernel, 80).c_str(), made->grid_dims, made->todo_count,
+              shell_quote(one_line(output.string())).c_str());
   return kExitOk;
 }
 

@@ -10,6 +10,7 @@
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/cli/proposer_factory.h"
+#include "swizzleperf/cli/run_dir_arg.h"
 #include "swizzleperf/loop/optimizer.h"
 #include "swizzleperf/report/report.h"
 #include "swizzleperf/report/run_reports.h"
@@ -17,7 +18,11 @@
 namespace swz::cli {
 
 int cmd_optimize(const std::vector<std::string>& args) {
-  cxxopts::Options o("swizzleperf optimize", "Search for a swizzle that raises the kernel's L2 hit rate; keep the best validated kernel.");
+  // The first line of --help says what a run does under the default objective (time).
+  cxxopts::Options o("swizzleperf optimize",
+                     "Find the block order (swizzle) that makes the kernel significantly faster than the original, "
+                     "timed interleaved with it, and keep the best validated kernel (--objective l2: the highest L2 "
+                     "hit rate; energy: the least energy per run).");
   o.positional_help("KERNEL.hip|.cu");
   o.add_options()("kernel", "kernel file (optional with --resume)", cxxopts::value<std::string>())("h,help", "show this help");
   o.add_options("Run")
@@ -58,6 +63,7 @@ int cmd_optimize(const std::vector<std::string>& args) {
   const std::filesystem::path kernel_arg = r.count("kernel") ? r["kernel"].as<std::string>() : std::string();
   Result<RunState> opened = make_error("");
   if (!resume.empty()) {
+    if (auto st = check_run_dir_arg(resume, "--resume"); !st) return report_error(st.error().message);
     opened = open_resumed_run(resume, kernel_arg, asked, given_settings(r, asked));
   } else {
     if (kernel_arg.empty()) return report_error("optimize needs a kernel file: swizzleperf optimize KERNEL.hip (or --resume DIR)");
@@ -72,7 +78,7 @@ int cmd_optimize(const std::vector<std::string>& args) {
   if (r.count("dump-prompt")) {
     auto p = make_proposer(config);
     if (!p) return report_error(p.error().message);
-    return dump_next_prompt(**p, run, config.arch);
+    return dump_next_prompt(**p, run, config.arch, r.count("json") > 0);
   }
   auto resolved = backend_for_kernel(config.backend, run.kernel.path());
   if (!resolved) return report_error(resolved.error().message);

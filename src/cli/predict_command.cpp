@@ -12,6 +12,7 @@
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/cli/predict.h"
 #include "swizzleperf/util/file_io.h"
+#include "swizzleperf/util/text.h"
 
 namespace swz::cli {
 
@@ -39,10 +40,10 @@ Result<ModelSettings> model_settings_from(const cxxopts::ParseResult& r) {
   const int launches = r["launches"].as<int>();
   if (launches < 1 || launches > 64) return make_error(fmt::format("--launches {}: from 1 to 64", launches));
   if (const auto size = r["size"].as<std::string>(); !size.empty()) {
-    std::vector<int> v;
-    if (!parse_int_list(size, v) || v.empty() || std::any_of(v.begin(), v.end(), [](int x) { return x <= 0; }))
-      return make_error(fmt::format("--size '{}' is not a list of positive integers a,b,..", size.substr(0, 60)));
-    s.size.assign(v.begin(), v.end());
+    // The limit of every command's --size: a size value is at most 2^30.
+    auto v = parse_positive_list(size, 1LL << 30);
+    if (!v) return make_error(fmt::format("--size '{}': {}", one_line(size, 60), v.error().message));
+    s.size = std::move(*v);
   }
   s.footprint.host_compiler = r["host-cxx"].as<std::string>();
   s.footprint.support_dir = support_dir();

@@ -78,7 +78,7 @@ Result<std::unique_ptr<Proposer>> make_proposer(const RunConfig& c) {
   return make_error("unknown proposer '" + w + "': use auto, builtin or llm");
 }
 
-int dump_next_prompt(Proposer& proposer, const RunState& run, const std::string& arch) {
+int dump_next_prompt(Proposer& proposer, const RunState& run, const std::string& arch, bool json) {
   auto* llm = dynamic_cast<LlmProposer*>(&proposer);
   if (!llm) return report_error("--dump-prompt needs the llm proposer (current: " + proposer.name() + "); add --proposer llm");
   const RunHistory& history = run.history;
@@ -97,7 +97,13 @@ int dump_next_prompt(Proposer& proposer, const RunState& run, const std::string&
   ProposalContext ctx{run.kernel, grid, hw, history, {}, run.run_dir, history.next_iteration()};
   auto text = llm->render_prompt(ctx);
   if (!text) return report_error(text.error().message);
-  std::fputs(text->c_str(), stdout);
+  if (json) {
+    const nlohmann::json j = {{"ok", true},         {"kind", "prompt"},      {"kernel", run.kernel.path().string()},
+                              {"arch", hw.arch},     {"iteration", ctx.iteration}, {"prompt", *text}};
+    std::puts(j.dump(2).c_str());
+  } else {
+    std::fputs(text->c_str(), stdout);
+  }
   return kExitOk;
 }
 

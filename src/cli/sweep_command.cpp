@@ -7,6 +7,7 @@
 #include "swizzleperf/backend/backend_factory.h"
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
+#include "swizzleperf/cli/run_dir_arg.h"
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/valid_region.h"
 #include "swizzleperf/loop/sweep.h"
@@ -52,6 +53,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   }
   if (opt.sizes.empty()) return report_error("sweep needs --sizes, e.g. --sizes \"2048,8192,1024;4096,32768,1024\"");
   if (auto run = r["run"].as<std::string>(); !run.empty()) {
+    if (auto st = check_run_dir_arg(run, "--run"); !st) return report_error(st.error().message);
     auto h = load_history(std::filesystem::path(run) / "history.json");
     if (!h) return report_error(h.error().message);
     const Attempt* best = h->best(opt.objective);

@@ -445,14 +445,64 @@ std::string CudaSource::code_text(std::size_t begin, std::size_t end) const {
 std::string CudaSource::local_declaration(std::string_view name, std::size_t scope_begin, std::size_t before) const {
   const auto t0 = static_cast<std::uint32_t>(token_at_or_after(scope_begin));
   const auto t1 = static_cast<std::uint32_t>(token_at_or_after(before));
+  // A declarator's end: the ';' of its statement, or the ',' that starts the next
+  // declarator (`, NAME(`, `, NAME{`, `, NAME =`, `, NAME,`, `, NAME;`), at depth 0 and at
+  // most 256 tokens on; kNone when neither comes.
+  auto declarator_end = [&](std::uint32_t d) -> std::uint32_t {
+    std::uint32_t e = d + 1;
+    for (int steps = 0; steps < 256 && e < t1; ++steps) {
+      if (punct(e, ';')) return e;
+      if (punct(e, ',') && ident(e + 1) &&
+          (punct(e + 2, '(') || punct(e + 2, '{') || (punct(e + 2, '=') && !punct(e + 3, '=')) || punct(e + 2, ',') ||
+           punct(e + 2, ';')))
+        return e;
+      if ((punct(e, '(') || punct(e, '[') || punct(e, '{')) && match_[e] != kNone && match_[e] > e) {
+        e = match_[e] + 1;
+        continue;
+      }
+      if (punct(e, '}') || punct(e, ')') || punct(e, ']')) break;
+      ++e;
+    }
+    return kNone;
+  };
+  // For a later declarator (`dim3 block(16, 16), grid(...)`: `grid` after a ','), the
+  // statement's first declarator name, whose type both share: back at depth 0 to the
+  // statement's start, then forward to the first name followed by '(', '{', '=' or ',';
+  // kNone when the statement is not of that shape.
+  auto first_declarator = [&](std::uint32_t comma) -> std::uint32_t {
+    std::uint32_t j = comma;
+    for (int steps = 0; steps < 256 && j > t0 + 1; ++steps) {
+      const std::uint32_t p = j - 1;
+      if (punct(p, ';') || punct(p, '{')) break;
+      if ((punct(p, ')') || punct(p, ']') || punct(p, '}')) && match_[p] != kNone && match_[p] < p) {
+        // A brace initializer (`block{16, 16}`) belongs to the statement; a block's '}' ends an earlier one.
+        if (punct(p, '}') && !(match_[p] > 0 && (ident(match_[p] - 1) || punct(match_[p] - 1, '=') || punct(match_[p] - 1, ','))))
+          break;
+        j = match_[p];
+        continue;
+      }
+      j = p;
+    }
+    for (std::uint32_t k = j; k + 1 < comma; ++k) {
+      if (punct(k + 1, '(') || punct(k + 1, '{') || punct(k + 1, '=') || punct(k + 1, ','))
+        return ident(k) ? k : kNone;
+      if (punct(k + 1, '<') || punct(k + 1, '>') || punct2(k + 1, "::") || ident(k + 1)) continue;
+      return kNone;
+    }
+    return kNone;
+  };
   std::string found;
   for (std::uint32_t t = t0 + 1; t < t1; ++t) {
     if (!ident(t, name)) continue;
     const bool opens = punct(t + 1, '(') || punct(t + 1, '{') || (punct(t + 1, '=') && !punct(t + 2, '='));
-    const bool typed = (ident(t - 1) && !is_statement_word(tok(t - 1))) || punct(t - 1, '>');
-    if (!opens || !typed) continue;
+    if (!opens) continue;
+    // The name whose type comes right before it: this one, or the statement's first.
+    const std::uint32_t first = punct(t - 1, ',') ? first_declarator(t - 1) : t;
+    if (first == kNone || first <= t0) continue;
+    const bool typed = (ident(first - 1) && !is_statement_word(tok(first - 1))) || punct(first - 1, '>');
+    if (!typed) continue;
     // The statement's start: back over the type (words, '::', template arguments).
-    std::uint32_t s = t - 1;
+    std::uint32_t s = first - 1;
     for (int steps = 0; steps < 16 && s > t0; ++steps) {
       if (punct(s, '>')) {
         const std::uint32_t a = angle_open_before(s, t0);
@@ -467,22 +517,10 @@ std::string CudaSource::local_declaration(std::string_view name, std::size_t sco
       break;
     }
     if (s > 0 && !(punct(s - 1, ';') || punct(s - 1, '{') || punct(s - 1, '}'))) continue;
-    // Its end: the ';' at depth 0 (at most 256 tokens on).
-    std::uint32_t e = t + 1;
-    bool ended = false;
-    for (int steps = 0; steps < 256 && e < t1; ++steps) {
-      if (punct(e, ';')) {
-        ended = true;
-        break;
-      }
-      if ((punct(e, '(') || punct(e, '[') || punct(e, '{')) && match_[e] != kNone && match_[e] > e) {
-        e = match_[e] + 1;
-        continue;
-      }
-      if (punct(e, '}') || punct(e, ')') || punct(e, ']')) break;
-      ++e;
-    }
-    if (ended) found = code_tokens(s, e);
+    const std::uint32_t e = declarator_end(t);
+    if (e == kNone) continue;
+    // `TYPE NAME...` for the first declarator; the shared type, then this one, for a later one.
+    found = first == t ? code_tokens(s, e) : code_tokens(s, first) + " " + code_tokens(t, e);
   }
   return found;
 }

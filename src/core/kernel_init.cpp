@@ -202,10 +202,23 @@ Status check_init_input_name(const fs::path& input) {
   return make_error("init takes a .cu or .hip file (or a .cuh): " + one_line(input.string(), 200) + " is neither");
 }
 
+Status check_init_output_name(const fs::path& input, const fs::path& output) {
+  const RegionLanguage in = language_of(input);
+  if (language_of(output) == in) return ok_status();
+  // The tools tell a program's language by its name: C++ written to blur.py would be run as Python.
+  return make_error("-o " + one_line(output.string(), 200) + " names a " +
+                    (language_of(output) == RegionLanguage::python ? "Python (Triton) program" : "C++ program") + ", but init writes a " +
+                    (in == RegionLanguage::python ? "Triton program" : "C++ program") + " from " + one_line(input.filename().string(), 120) +
+                    ": give -o a name ending in " + (in == RegionLanguage::python ? ".py" : ".cu or .hip") +
+                    " (the tools tell a program's language by its name)");
+}
+
 Result<InitResult> make_contract_program(std::string_view text, const fs::path& input,
                                          const std::optional<std::string>& kernel, const fs::path& output_arg) {
   const std::string shown = one_line(input.string(), 200);
   if (auto st = check_init_input_name(input); !st) return st.error();
+  if (!output_arg.empty())
+    if (auto st = check_init_output_name(input, output_arg); !st) return st.error();
   if (text.size() > kMaxKernelFileBytes)
     return make_error(shown + " is " + with_thousands(text.size()) + " bytes; the limit is " +
                       with_thousands(kMaxKernelFileBytes) + " (a kernel file is tens of KB)");

@@ -308,7 +308,7 @@ Status check_no_todo(const KernelSource& kernel) {
   const std::string where = kernel.path().empty() ? std::string("kernel") : kernel.path().string();
   return make_error(where + ":" + std::to_string(marks.front().line) + ": " + std::to_string(marks.size()) +
                     " swizzleperf:TODO left to fill in (" + one_line(marks.front().text, 80) +
-                    "): finish the program, then run swizzleperf check --strict " + where);
+                    "): finish the program, then run swizzleperf check --strict " + shell_quote(where));
 }
 
 }  // namespace swz

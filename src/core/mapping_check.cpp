@@ -336,6 +336,25 @@ MappingReport empty_report(const HardwareProfile& hw) {
   return report;
 }
 
+// Ok when the host compiler builds a one-line program: asked only after the region failed
+// to compile, so that a broken or wrong --host-cxx is an Error naming the compiler (the
+// command exits 2) rather than a verdict about the region.
+Status host_compiler_works(const MappingCheckOptions& options, ProcessRunner& runner) {
+  const auto src = options.work_dir / "compiler_probe.cpp";
+  const auto exe = options.work_dir / "compiler_probe";
+  if (auto st = write_file_atomic(src, "int main() { return 0; }\n"); !st) return st.error();
+  ProcessSpec compile;
+  compile.argv = {options.host_compiler, "-std=c++17", "-o", exe.string(), src.string()};
+  compile.timeout = options.timeout;
+  const auto r = runner.run(compile);
+  if (r.interrupted) return interrupted_error();
+  if (r.success()) return ok_status();
+  const std::string said = tail_lines(r.err + r.out, 1);
+  return make_error("the host C++ compiler '" + options.host_compiler + "' does not compile a one-line program (" +
+                    r.describe() + (said.empty() ? std::string(", no message") : ": " + said) +
+                    "): the mapping check compiles the region with it; install g++ or pass --host-cxx a working C++ compiler");
+}
+
 // Compiles and evaluates a region the caller has validated (or, in tests only, chose
 // not to).
 Result<MappingReport> evaluate_mapping(const std::string& region, const std::vector<TileGrid>& grids,
@@ -365,7 +384,11 @@ Result<MappingReport> evaluate_mapping(const std::string& region, const std::vec
   if (!cr.started)
     return make_error("cannot run the host compiler '" + options.host_compiler + "' for the mapping check: " + tail_lines(cr.err, 1) + " (install g++ or pass --host-cxx)");
   if (!cr.success()) {
+    if (cr.interrupted) return interrupted_error();
+    // The region's fault, or a compiler that compiles nothing (--host-cxx /bin/false)?
+    if (auto st = host_compiler_works(options, runner); !st) return st.error();
     report.compile_error = tail_lines(cr.err + cr.out, 12);
+    if (report.compile_error.empty()) report.compile_error = cr.describe() + ", no message";
     return report;
   }
   report.ok = true;

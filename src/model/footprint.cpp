@@ -61,7 +61,43 @@ std::uint64_t json_u64(const nlohmann::json& j, const char* key, bool& ok) {
   return it->get<std::uint64_t>();
 }
 
+// Why the model cannot take a launch of an m x n grid ("" when it can): an empty grid, 2^32
+// tiles or more (a pid is 32 bits), or more tiles than the model takes.
+std::string grid_refusal(std::uint64_t launch, std::uint64_t m, std::uint64_t n, const FootprintLimits& limits) {
+  if (m == 0 || n == 0 || m > kMaxGridPids || n > kMaxGridPids || m * n > kMaxGridPids)
+    return fmt::format("launch {}: grid {}x{} is empty or has 2^32 tiles or more", launch, m, n);
+  if (m * n > limits.max_tiles_per_launch)
+    return fmt::format("launch {}: {} tiles (the model takes at most {})", launch, m * n, limits.max_tiles_per_launch);
+  return "";
+}
+
 }  // namespace
+
+Status check_footprint_grids(std::string_view text, const std::string& name, const FootprintLimits& limits) {
+  std::size_t line_no = 0, pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    const std::string_view line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    if (line.empty() || line[0] != '{') continue;  // tile lines: parse_footprint's business
+    auto fail = [&](const std::string& why) {
+      return make_error(fmt::format("{}'s footprint: line {}: {}", name, line_no, why));
+    };
+    // Anything but a well-formed launch header is left to parse_footprint, which says what
+    // is wrong with it (the program's own error line included).
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("launch")) continue;
+    const auto grid = j.find("grid");
+    if (grid == j.end() || !grid->is_object()) continue;
+    bool ok = true;
+    const std::uint64_t launch = json_u64(j, "launch", ok), m = json_u64(*grid, "m", ok), n = json_u64(*grid, "n", ok);
+    if (!ok) continue;
+    if (const std::string e = grid_refusal(launch, m, n, limits); !e.empty()) return fail(e);
+  }
+  return ok_status();
+}
 
 Result<ProgramFootprint> parse_footprint(std::string_view text, const std::string& name,
                                          const FootprintLimits& limits) {
@@ -194,11 +230,8 @@ Result<ProgramFootprint> parse_footprint(std::string_view text, const std::strin
     const std::uint64_t tiles = json_u64(j, "tiles", ok);
     if (!ok) return fail("a launch header needs launch, grid {m, n} and tiles");
     if (fp.buffers.empty()) return fail("a launch header before the buffers line");
-    if (m == 0 || n == 0 || m > kMaxGridPids || n > kMaxGridPids || m * n > kMaxGridPids)
-      return fail(fmt::format("launch {}: grid {}x{} is empty or has 2^32 tiles or more", launch, m, n));
+    if (const std::string e = grid_refusal(launch, m, n, limits); !e.empty()) return fail(e);
     if (tiles != m * n) return fail(fmt::format("launch {}: {} tiles listed for a {}x{} grid (all tiles are needed)", launch, tiles, m, n));
-    if (tiles > limits.max_tiles_per_launch)
-      return fail(fmt::format("launch {}: {} tiles (the model takes at most {})", launch, tiles, limits.max_tiles_per_launch));
     if (fp.launches.size() >= limits.max_launches) return fail(fmt::format("more than {} launches", limits.max_launches));
     LaunchFootprint lf;
     lf.grid = {static_cast<unsigned>(m), static_cast<unsigned>(n)};

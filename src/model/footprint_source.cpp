@@ -169,10 +169,21 @@ Result<ProgramFootprint> load_footprint(const KernelSource& kernel, const std::v
   ProcessSpec run;
   run.argv = {exe->string(), "footprint", "--launches", std::to_string(std::max(1u, opt.max_launches)), "--window",
               opt.middle ? "middle" : "first"};
+  std::string size_text;
+  for (std::size_t i = 0; i < size.size(); ++i) size_text += (i ? "," : "") + std::to_string(size[i]);
   if (!size.empty()) {
-    std::string s;
-    for (std::size_t i = 0; i < size.size(); ++i) s += (i ? "," : "") + std::to_string(size[i]);
-    run.argv.insert(run.argv.end(), {"--size", s});
+    run.argv.insert(run.argv.end(), {"--size", size_text});
+    // A size of the caller's: its grids first, from the launch headers alone (`--tiles 0:0`
+    // lists no tile), so that a grid the model cannot take is refused in milliseconds instead
+    // of after minutes of listing its tiles. The program's default size needs no such look.
+    ProcessSpec headers = run;
+    headers.argv.insert(headers.argv.end(), {"--tiles", "0:0"});
+    headers.timeout = opt.run_timeout;
+    headers.max_capture_bytes = 1u << 20;
+    const ProcessResult h = runner.run(headers);
+    if (h.interrupted) return interrupted_error();
+    if (auto st = check_footprint_grids(h.out, name); !st)
+      return make_error(fmt::format("{} (at size {}): give a smaller --size", st.error().message, size_text));
   }
   run.timeout = opt.run_timeout;
   run.max_capture_bytes = 512u << 20;

@@ -1,5 +1,6 @@
 // Reports: baseline vs best side by side, then every attempt in order.
 #include "swizzleperf/report/report.h"
+#include "swizzleperf/core/kernel_source.h"
 #include "swizzleperf/util/json_field.h"
 #include "swizzleperf/util/stats.h"
 
@@ -15,6 +16,13 @@ namespace {
 
 std::string opt_num(const std::optional<double>& v, const char* f = "{:.2f}") {
   return v ? fmt::format(fmt::runtime(f), *v) : "n/a";
+}
+
+// The best kernel's file name as this run writes it: best.hip for a C++ program, best.py
+// for a Triton one.
+std::string best_file_name(const OptimizeSummary& s) {
+  if (!s.best_kernel.empty()) return s.best_kernel.filename().string();
+  return std::string("best") + source_extension(language_of(s.history.kernel_path));
 }
 
 std::optional<double> l2(const Attempt& a) { return a.metrics ? a.metrics->l2_hit_pct : std::nullopt; }
@@ -247,11 +255,11 @@ std::string render_summary_table(const OptimizeSummary& s) {
     if (objective == Objective::l2 && significantly_slower(*b)) out += speed_verdict(h) + " — the best-L2 kernel is slower than the baseline\n";
     out += fmt::format("best kernel: {}\n", s.best_kernel.string());
   } else if (objective != Objective::l2 && best_l2 && h.baseline) {
-    out += objective == Objective::energy
-               ? "no significant energy saving: no validated candidate used significantly less energy per run than the "
-                 "baseline; best.hip is the original kernel\n"
-               : "no significant speedup: no validated candidate was significantly faster than the baseline; "
-                 "best.hip is the original kernel\n";
+    out += (objective == Objective::energy
+                ? "no significant energy saving: no validated candidate used significantly less energy per run than the "
+                  "baseline; "
+                : "no significant speedup: no validated candidate was significantly faster than the baseline; ") +
+           best_file_name(s) + " is the original kernel\n";
     out += fmt::format("best L2 candidate: iteration {} ({}), L2 hit {:+.2f} points, speedup {}\n", best_l2->iteration,
                        best_l2->label, l2_gain(*best_l2), speed_text(*best_l2));
     if (!s.best_kernel.empty()) out += fmt::format("best kernel: {} (the original)\n", s.best_kernel.string());

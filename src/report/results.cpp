@@ -1,15 +1,16 @@
 // Results files -> KernelResult rows. The shape decides the reader; anything
 // else is refused with a line naming the file and the shapes accepted.
 #include "swizzleperf/report/results.h"
-#include "swizzleperf/util/json_field.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/report/report.h"
 #include "swizzleperf/util/file_io.h"
+#include "swizzleperf/util/text.h"
 
 namespace swz {
 
@@ -21,12 +22,70 @@ std::string str(const nlohmann::json& j, const char* k) {
   return j.is_object() && j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : "";
 }
 
+// What a measured number may be. A hand-edited or corrupt file once compared "no
+// regression" against a time of -1 ms; an impossible value is refused, never judged.
+enum class Measure { hit_pct, ms, ratio };
+
+bool possible(Measure m, double v) {
+  if (!std::isfinite(v)) return false;
+  return m == Measure::hit_pct ? v >= 0 && v <= 100 : v > 0;
+}
+
+const char* rule(Measure m) {
+  switch (m) {
+    case Measure::hit_pct: return "an L2 hit rate is a percentage from 0 to 100";
+    case Measure::ms: return "a time is a positive number of milliseconds";
+    case Measure::ratio: return "a speedup is a positive number";
+  }
+  return "";
+}
+
+// Reads the fields of one result, refusing the first impossible one: `where` names
+// the file and kernel, `prefix` the brief ("best.") the fields are in.
+class FieldReader {
+ public:
+  explicit FieldReader(std::string where) : where_(std::move(where)) {}
+  // v = j[key] when it is a possible m; absent or null leaves v unset.
+  void number(const nlohmann::json& j, const std::string& prefix, const char* key, Measure m, std::optional<double>& v) {
+    const auto* x = field(j, key);
+    if (!x) return;
+    if (x->is_number() && possible(m, x->get<double>())) {
+      v = x->get<double>();
+      return;
+    }
+    refuse(prefix + key, *x, rule(m));
+  }
+  void flag(const nlohmann::json& j, const std::string& prefix, const char* key, std::optional<bool>& v) {
+    const auto* x = field(j, key);
+    if (!x) return;
+    if (x->is_boolean()) v = x->get<bool>();
+    else refuse(prefix + key, *x, "it must be true or false");
+  }
+  Status status() const { return error_.empty() ? ok_status() : Status(make_error(error_)); }
+
+ private:
+  const nlohmann::json* field(const nlohmann::json& j, const char* key) const {
+    if (!error_.empty() || !j.is_object()) return nullptr;
+    const auto it = j.find(key);
+    return it == j.end() || it->is_null() ? nullptr : &*it;
+  }
+  void refuse(const std::string& field, const nlohmann::json& x, const char* why) {
+    // dump() of a double nlohmann cannot print (a NaN from another writer) is "null".
+    error_ = fmt::format("{}: {} is {}: {}; the file is corrupt or was edited by hand, so it is not compared", where_,
+                         field, one_line(x.dump(), 40), why);
+  }
+  std::string where_;
+  std::string error_;
+};
+
 // The statistics fields, wherever a writer put them (the best brief first, then the top).
-void read_extras(const nlohmann::json& brief, const nlohmann::json& top, KernelResult& r) {
-  for (const auto* j : {&brief, &top}) {
-    if (!r.speedup_ci_low) read_optional(*j, "speedup_ci_low", r.speedup_ci_low);
-    if (!r.speedup_ci_high) read_optional(*j, "speedup_ci_high", r.speedup_ci_high);
-    if (!r.significant) read_optional(*j, "significant", r.significant);
+void read_extras(const nlohmann::json& brief, const std::string& brief_name, const nlohmann::json& top, KernelResult& r,
+                 FieldReader& f) {
+  const std::pair<const nlohmann::json*, std::string> places[] = {{&brief, brief_name}, {&top, ""}};
+  for (const auto& [j, prefix] : places) {
+    if (!r.speedup_ci_low) f.number(*j, prefix, "speedup_ci_low", Measure::ratio, r.speedup_ci_low);
+    if (!r.speedup_ci_high) f.number(*j, prefix, "speedup_ci_high", Measure::ratio, r.speedup_ci_high);
+    if (!r.significant) f.flag(*j, prefix, "significant", r.significant);
     if (r.objective.empty()) r.objective = str(*j, "objective");
     if (r.regime.empty()) r.regime = str(*j, "speedup_regime");
   }
@@ -41,44 +100,53 @@ bool is_single(const nlohmann::json& j) {
   return j.is_object() && j.contains("kernel") && j["kernel"].is_string() && j.contains("baseline") && j["baseline"].is_object();
 }
 
-KernelResult from_suite_row(const nlohmann::json& j) {
+std::string where(const std::string& source, const KernelResult& r) {
+  return fmt::format("{}: kernel {}", source, one_line(r.kernel, 80));
+}
+
+Result<KernelResult> from_suite_row(const nlohmann::json& j, const std::string& source) {
   KernelResult r;
   r.kernel = kernel_key(str(j, "kernel"));
   r.validated = j.value("validated", false);
   r.error = str(j, "error");
   r.pattern = str(j, "best_pattern");
-  read_optional(j, "baseline_l2_hit_pct", r.baseline_l2);
-  read_optional(j, "best_l2_hit_pct", r.best_l2);
-  read_optional(j, "baseline_ms", r.baseline_ms);
-  read_optional(j, "best_ms", r.best_ms);
-  read_optional(j, "speedup", r.speedup);
-  read_extras(j, j, r);
+  FieldReader f(where(source, r));
+  f.number(j, "", "baseline_l2_hit_pct", Measure::hit_pct, r.baseline_l2);
+  f.number(j, "", "best_l2_hit_pct", Measure::hit_pct, r.best_l2);
+  f.number(j, "", "baseline_ms", Measure::ms, r.baseline_ms);
+  f.number(j, "", "best_ms", Measure::ms, r.best_ms);
+  f.number(j, "", "speedup", Measure::ratio, r.speedup);
+  read_extras(j, "", j, r, f);
+  if (auto st = f.status(); !st) return st.error();
   return r;
 }
 
-KernelResult from_single(const nlohmann::json& j) {
+Result<KernelResult> from_single(const nlohmann::json& j, const std::string& source) {
   KernelResult r;
   r.kernel = kernel_key(str(j, "kernel"));
+  FieldReader f(where(source, r));
   const auto& base = j["baseline"];
-  read_optional(base, "l2_hit_pct", r.baseline_l2);
-  read_optional(base, "median_ms", r.baseline_ms);
+  f.number(base, "baseline.", "l2_hit_pct", Measure::hit_pct, r.baseline_l2);
+  f.number(base, "baseline.", "median_ms", Measure::ms, r.baseline_ms);
   const char* best_key = j.contains("best") && j["best"].is_object() ? "best"
                          : j.contains("committed") && j["committed"].is_object() ? "committed" : nullptr;
   if (best_key) {
     const auto& b = j[best_key];
+    const std::string prefix = std::string(best_key) + ".";
     r.validated = str(b, "status").empty() || str(b, "status") == "ok";
     r.pattern = str(b, "label");
-    read_optional(b, "l2_hit_pct", r.best_l2);
-    read_optional(b, "median_ms", r.best_ms);
-    read_optional(b, "speedup", r.speedup);
+    f.number(b, prefix, "l2_hit_pct", Measure::hit_pct, r.best_l2);
+    f.number(b, prefix, "median_ms", Measure::ms, r.best_ms);
+    f.number(b, prefix, "speedup", Measure::ratio, r.speedup);
     if (!r.validated) r.error = str(b, "reason");
-    read_extras(b, j, r);
+    read_extras(b, prefix, j, r, f);
   } else {
     r.error = str(j, "error");
     if (r.error.empty()) r.error = "no validated kernel (state " + (str(j, "state").empty() ? "?" : str(j, "state")) + ")";
-    read_extras(nlohmann::json::object(), j, r);
+    read_extras(nlohmann::json::object(), "", j, r, f);
   }
-  if (!r.speedup) read_optional(j, "speedup", r.speedup);
+  if (!r.speedup) f.number(j, "", "speedup", Measure::ratio, r.speedup);
+  if (auto st = f.status(); !st) return st.error();
   return r;
 }
 
@@ -106,20 +174,24 @@ Result<ResultSet> results_from_json(const nlohmann::json& j, const std::string& 
     s.kind = "suite";
     s.device = str(j, "device");
     for (const auto& k : j["kernels"]) {
-      if (is_single(k)) s.kernels.push_back(from_single(k));
-      else if (is_suite_row(k)) s.kernels.push_back(from_suite_row(k));
-      else return refuse();
+      if (!is_single(k) && !is_suite_row(k)) return refuse();
+      auto row = is_single(k) ? from_single(k, source) : from_suite_row(k, source);
+      if (!row) return row.error();
+      s.kernels.push_back(std::move(*row));
     }
   } else if (is_single(j)) {
     s.kind = j.contains("committed") ? "gate" : "optimize";
     s.device = str(j, "device");
-    s.kernels.push_back(from_single(j));
+    auto row = from_single(j, source);
+    if (!row) return row.error();
+    s.kernels.push_back(std::move(*row));
   } else if (j.is_array() && !j.empty()) {
     s.kind = "list";
     for (const auto& k : j) {
-      if (is_single(k)) s.kernels.push_back(from_single(k));
-      else if (is_suite_row(k)) s.kernels.push_back(from_suite_row(k));
-      else return refuse();
+      if (!is_single(k) && !is_suite_row(k)) return refuse();
+      auto row = is_single(k) ? from_single(k, source) : from_suite_row(k, source);
+      if (!row) return row.error();
+      s.kernels.push_back(std::move(*row));
       if (s.device.empty()) s.device = str(k, "device");
     }
   } else {

@@ -15,8 +15,7 @@ namespace swz {
 
 Status write_suite_summary(const std::filesystem::path& dir, const std::vector<SuiteRow>& rows,
                            const nlohmann::json& meta) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  if (auto st = make_directories(dir); !st) return st;
   nlohmann::json j = meta;
   j["kernels"] = rows;
   double total = 0;
@@ -101,6 +100,9 @@ Result<std::vector<SuiteRow>> merge_suite_summaries(const std::vector<std::files
   std::vector<SuiteRow> rows;
   nlohmann::json meta = nlohmann::json::object();
   std::vector<std::string> disagreed;
+  // The first objective stated (by a summary or a row) and where: every other must be it.
+  std::string objective;
+  std::filesystem::path objective_from;
   for (const auto& d : dirs) {
     const auto p = d / "suite-summary.json";
     auto text = read_file(p);
@@ -108,8 +110,17 @@ Result<std::vector<SuiteRow>> merge_suite_summaries(const std::vector<std::files
     auto j = nlohmann::json::parse(*text, nullptr, false);
     if (j.is_discarded() || !j.contains("kernels")) return make_error(p.string() + " is not a swizzleperf suite summary");
     agree_on_meta(j, meta, disagreed);
+    const std::string file_objective = j.contains("objective") && j["objective"].is_string() ? j["objective"].get<std::string>() : "";
     for (const auto& k : j["kernels"]) {
       auto row = k.get<SuiteRow>();
+      // One table ranks every kernel by one meaning of "best": shards judged by different
+      // objectives (time, l2, energy) do not merge (the later row would silently win).
+      const std::string row_objective = row.objective.empty() ? file_objective : row.objective;
+      if (!row_objective.empty() && objective.empty()) objective = row_objective, objective_from = d;
+      else if (!row_objective.empty() && row_objective != objective)
+        return make_error(fmt::format("{} was run with --objective {} but {} with --objective {}: a merged summary ranks "
+                                      "every kernel by one objective; merge suites run with the same --objective",
+                                      objective_from.string(), objective, d.string(), one_line(row_objective, 40)));
       // A kernel in several inputs (an interrupted shard rerun elsewhere): keep the
       // validated row, else the later one.
       auto same = std::find_if(rows.begin(), rows.end(), [&](const SuiteRow& r) { return r.kernel == row.kernel; });

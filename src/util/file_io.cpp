@@ -79,6 +79,14 @@ Status write_file_atomic(const fs::path& path, const std::string& text) {
   return ok_status();
 }
 
+Status make_directories(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!ec && fs::is_directory(dir, ec)) return ok_status();
+  if (!ec) ec = std::make_error_code(std::errc::not_a_directory);  // a file of that name is there
+  return make_error("cannot create " + dir.string() + ": " + ec.message());
+}
+
 Result<bool> write_file_if_absent(const fs::path& path, const std::string& text) {
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::string tmpl = (dir / ".swz-new-XXXXXX").string();

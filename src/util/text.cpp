@@ -58,4 +58,39 @@ std::string with_thousands(unsigned long long v) {
   return out;
 }
 
+Result<std::vector<long long>> parse_positive_list(std::string_view list, long long max) {
+  std::vector<long long> out;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t comma = std::min(list.find(',', pos), list.size());
+    const std::string_view item = list.substr(pos, comma - pos);
+    const bool digits = !item.empty() && std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits) return make_error("'" + one_line(std::string(item), 40) + "' is not a positive integer");
+    long long v = 0;
+    bool over = false;
+    for (char c : item) {
+      if (v > (max - (c - '0')) / 10) over = true;
+      if (over) break;
+      v = v * 10 + (c - '0');
+    }
+    if (over) return make_error(one_line(std::string(item), 40) + " is out of range (at most " + with_thousands(max) + ")");
+    if (v == 0) return make_error("'" + std::string(item) + "' is not a positive integer");
+    out.push_back(v);
+    if (comma == list.size()) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+std::string shell_quote(std::string_view word) {
+  const auto plain = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '.' || c == '/' || c == '+' || c == ',' || c == ':' || c == '@' || c == '%' || c == '=';
+  };
+  if (!word.empty() && std::all_of(word.begin(), word.end(), plain)) return std::string(word);
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 }  // namespace swz

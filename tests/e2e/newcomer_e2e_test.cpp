@@ -5,9 +5,12 @@
 // exits 0), JSON on stdout under --json, and nothing half-written left behind.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <nlohmann/json.hpp>
 
 #include "support/fixtures.h"
+#include "swizzleperf/util/process.h"
 
 namespace swz::test {
 namespace {
@@ -264,6 +267,166 @@ TEST(NewcomerE2E, CompareRefusesNothingInCommonAndOtherDevices) {
   expect_error_line(other, 2, "--allow-other-device");
   auto allowed = run_cli({"compare", (tmp / "a.json").string(), (tmp / "c.json").string(), "--allow-other-device"}, tmp.path());
   EXPECT_NE(allowed.exit_code, 2) << allowed.err;
+}
+
+
+// ---- round two (issue 39): values checked, causes named --------------------------------
+
+TEST(NewcomerE2E, CompareRefusesImpossibleFieldsNamingThem) {
+  TempDir tmp;
+  auto old_j = optimize_result_on("NVIDIA H100 80GB HBM3", "gemm");
+  auto new_j = old_j;
+  new_j["best"]["median_ms"] = -1;
+  write_text(tmp / "old.json", old_j.dump());
+  write_text(tmp / "new.json", new_j.dump());
+  auto r = run_cli({"compare", (tmp / "old.json").string(), (tmp / "new.json").string()}, tmp.path());
+  expect_error_line(r, 2, "kernel gemm: best.median_ms is -1: a time is a positive number of milliseconds");
+  EXPECT_FALSE(has(r.out, "regression")) << r.out;
+  new_j = old_j;
+  new_j["best"]["speedup"] = "fast";
+  old_j["baseline"]["l2_hit_pct"] = -5;
+  write_text(tmp / "new.json", new_j.dump());
+  write_text(tmp / "old.json", old_j.dump());
+  expect_error_line(run_cli({"compare", (tmp / "old.json").string(), (tmp / "new.json").string()}, tmp.path()), 2,
+                    "old.json: kernel gemm: baseline.l2_hit_pct is -5: an L2 hit rate is a percentage from 0 to 100");
+}
+
+// An unfilled port checked without a compiler: its TODO list and exit 1, not "pass --grid"
+// (exit 2); the suggested command quotes a path with spaces, and the summary is a sentence.
+TEST(NewcomerE2E, AnUnfilledPortInADirWithSpacesGetsAQuotedCommandAndItsTodoList) {
+  TempDir tmp;
+  fs::create_directories(tmp / "dir with spaces");
+  const auto input = tmp / "dir with spaces" / "plain blur.cu";
+  write_text(input, read_text(source_dir() / "examples" / "byok" / "blur.cu"));
+  auto init = run_cli({"init", input.string()}, tmp.path());
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  const auto output = tmp / "dir with spaces" / "plain blur_swz.cu";
+  const std::string suggested = "swizzleperf check --strict '" + output.string() + "'";
+  ASSERT_TRUE(has(init.out, suggested)) << init.out;
+  // The suggestion as a shell runs it (the binary for its name, --no-build so no compiler runs).
+  RealProcessRunner runner;
+  ProcessSpec sh;
+  sh.argv = {"/bin/sh", "-c", "'" + binary_path().string() + "'" + suggested.substr(11) + " --no-build"};
+  sh.cwd = tmp.path();
+  const auto r = runner.run(sh);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_TRUE(has(r.out, "FAIL " + output.string() + ": no tile grid to check the region on (no '// swizzleperf:default-grid "
+                          "MxN' comment, and no grid from the program: not built: --no-build)"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "error: swizzleperf:TODO left")) << r.out;
+  EXPECT_FALSE(has(r.out, "the program was")) << r.out;
+}
+
+TEST(NewcomerE2E, InitRefusesAnOutputOfAnotherLanguage) {
+  TempDir tmp;
+  write_text(tmp / "blur2d.cu", read_text(source_dir() / "examples" / "byok" / "blur.cu"));
+  auto r = run_cli({"init", (tmp / "blur2d.cu").string(), "-o", (tmp / "blur.py").string()}, tmp.path());
+  expect_error_line(r, 2, "names a Python (Triton) program, but init writes a C++ program from blur2d.cu");
+  EXPECT_FALSE(fs::exists(tmp / "blur.py"));
+}
+
+TEST(NewcomerE2E, SuiteMergeRefusesOtherObjectivesAndNamesWhyItCannotWrite) {
+  TempDir tmp;
+  auto summary = [&](const std::string& dir, const std::string& objective) {
+    const nlohmann::json j = {{"objective", objective},
+                              {"kernels", {{{"kernel", "gemm"}, {"validated", true}, {"objective", objective}}}}};
+    fs::create_directories(tmp / dir);
+    write_text(tmp / dir / "suite-summary.json", j.dump());
+  };
+  summary("a", "time");
+  summary("b", "l2");
+  auto r = run_cli({"suite", "--merge", (tmp / "a").string(), (tmp / "b").string(), "--out", (tmp / "all").string()}, tmp.path());
+  expect_error_line(r, 2, "was run with --objective time but " + (tmp / "b").string() + " with --objective l2");
+  EXPECT_FALSE(fs::exists(tmp / "all"));
+  // An --out that cannot be made: the system's reason, not the temp file's missing dir.
+  write_text(tmp / "plain", "x\n");
+  auto w = run_cli({"suite", "--merge", (tmp / "a").string(), "--out", (tmp / "plain" / "all").string()}, tmp.path());
+  expect_error_line(w, 2, "cannot create " + (tmp / "plain" / "all").string() + ": Not a directory");
+}
+
+TEST(NewcomerE2E, PredictRefusesAGridOverTwoToThe32TilesAtOnce) {
+  if (!have_tool("c++")) GTEST_SKIP() << "no host C++ compiler for the footprint program";
+  TempDir tmp;
+  const auto gemm = (source_dir() / "kernels" / "gemm.hip").string();
+  const auto t0 = std::chrono::steady_clock::now();
+  auto huge = run_cli({"predict", gemm, "--arch", "sm_90", "--size", "1000000000,1000000000,1000000000"}, tmp.path(), {}, 60);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  expect_error_line(huge, 2, "has 2^32 tiles or more (at size 1000000000,1000000000,1000000000): give a smaller --size");
+  EXPECT_LT(s, 20.0) << "refused after listing tiles, not at once";
+}
+
+TEST(NewcomerE2E, DumpPromptUnderJsonIsJson) {
+  TempDir tmp;
+  const auto gemm = (source_dir() / "kernels" / "gemm.hip").string();
+  auto r = run_cli({"optimize", gemm, "--proposer", "llm", "--base-url", "http://127.0.0.1:1/v1", "--dump-prompt", "--json"},
+                   tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << "stdout is not JSON: " << r.out.substr(0, 200);
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_EQ(j["kind"], "prompt");
+  EXPECT_TRUE(has(j["prompt"].get<std::string>(), "swizzle_pid")) << j.dump().substr(0, 300);
+}
+
+TEST(NewcomerE2E, VersionWithAnArgumentExitsTwo) {
+  TempDir tmp;
+  expect_error_line(run_cli({"version", "extra"}, tmp.path()), 2, "unexpected argument 'extra'");
+  auto ok = run_cli({"version"}, tmp.path());
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_TRUE(has(ok.out, "swizzleperf ")) << ok.out;
+}
+
+TEST(NewcomerE2E, AHostCompilerThatCompilesNothingIsNamedExitTwo) {
+  TempDir tmp;
+  auto r = run_cli({"check", (source_dir() / "kernels" / "gemm.hip").string(), "--host-cxx", "/bin/false", "--no-build"}, tmp.path());
+  expect_error_line(r, 2, "the host C++ compiler '/bin/false' does not compile a one-line program");
+}
+
+TEST(NewcomerE2E, ARunDirThatIsMissingOrAFileSaysSo) {
+  TempDir tmp;
+  const auto gemm = (source_dir() / "kernels" / "gemm.hip").string();
+  auto sweep = run_cli({"sweep", gemm, "--run", (tmp / "runs" / "x").string(), "--sizes", "64,64,64"}, tmp.path());
+  expect_error_line(sweep, 2, "--run " + (tmp / "runs" / "x").string() + " does not exist");
+  write_text(tmp / "empty.cu", "");
+  auto resume = run_cli({"optimize", "--resume", (tmp / "empty.cu").string()}, tmp.path());
+  expect_error_line(resume, 2, "--resume " + (tmp / "empty.cu").string() + " is a file, not a run directory");
+  fs::create_directories(tmp / "notarun");
+  expect_error_line(run_cli({"optimize", "--resume", (tmp / "notarun").string()}, tmp.path()), 2,
+                    "is not a run directory (it holds no history.json)");
+}
+
+// The default objective is time: optimize's help says what it does, not "a higher L2 hit rate".
+TEST(NewcomerE2E, OptimizeHelpLeadsWithTheDefaultObjective) {
+  auto r = run_cli({"optimize", "--help"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "Find the block order (swizzle) that makes the kernel significantly faster")) << r.out.substr(0, 400);
+  EXPECT_FALSE(has(r.out, "raises the kernel's L2 hit rate")) << r.out.substr(0, 400);
+}
+
+// `cmake --install build --prefix DIR` gives a working DIR/bin/swizzleperf that reads its
+// prompts and support files from DIR/share/swizzleperf, not from the source tree.
+TEST(NewcomerE2E, AnInstalledBinaryRunsFromItsPrefix) {
+  if (!have_tool("cmake")) GTEST_SKIP() << "no cmake";
+  TempDir tmp;
+  const auto prefix = tmp / "prefix";
+  RealProcessRunner runner;
+  ProcessSpec install;
+  install.argv = {"cmake", "--install", binary_path().parent_path().string(), "--prefix", prefix.string()};
+  const auto ir = runner.run(install);
+  ASSERT_TRUE(ir.success()) << ir.describe() << ir.out << ir.err;
+  ASSERT_TRUE(fs::exists(prefix / "bin" / "swizzleperf"));
+  ASSERT_TRUE(fs::exists(prefix / "share" / "swizzleperf" / "support" / "swz_harness.h"));
+  const auto rule = prefix / "share" / "swizzleperf" / "prompts" / "objective_time.txt";
+  ASSERT_TRUE(fs::exists(rule));
+  write_text(rule, "INSTALLED-PROMPT-MARKER " + read_text(rule));
+  ProcessSpec dump;
+  dump.argv = {(prefix / "bin" / "swizzleperf").string(), "optimize", (source_dir() / "kernels" / "gemm.hip").string(),
+               "--proposer", "llm", "--base-url", "http://127.0.0.1:1/v1", "--dump-prompt"};
+  dump.cwd = tmp.path();
+  const auto dr = runner.run(dump);
+  EXPECT_EQ(dr.exit_code, 0) << dr.err;
+  EXPECT_TRUE(has(dr.out, "INSTALLED-PROMPT-MARKER")) << "the installed binary read another prompts dir";
 }
 
 }  // namespace

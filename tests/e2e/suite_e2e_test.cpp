@@ -37,7 +37,9 @@ TEST(SuiteE2E, ARerunKeepsTheWallTimeOfTheEarlierInvocation) {
   EXPECT_EQ(row["attempts"], row1["attempts"]) << "the rerun repeats no attempt";
 }
 
-TEST(SuiteE2E, MergeKeepsTheDeviceAndObjectiveItsInputsAgreeOn) {
+// Shards of one objective merge with the facts they agree on; shards judged by different
+// objectives are refused (the later row of a kernel once won silently).
+TEST(SuiteE2E, MergeKeepsTheDeviceAndRefusesOtherObjectives) {
   TempDir tmp;
   const auto kernel = copy_kernel(tmp, "gemm");
   ASSERT_EQ(run_cli(suite_args(kernel, tmp / "a"), tmp.path()).exit_code, 0);
@@ -46,12 +48,19 @@ TEST(SuiteE2E, MergeKeepsTheDeviceAndObjectiveItsInputsAgreeOn) {
   ASSERT_EQ(run_cli(b_args, tmp.path()).exit_code, 0);
   const std::string device = suite_summary(tmp / "a").value("device", "");
   ASSERT_FALSE(device.empty());
-  auto m = run_cli({"suite", "--merge", (tmp / "a").string(), (tmp / "b").string(), "--out", (tmp / "all").string()},
-                   tmp.path());
+  auto mixed = run_cli({"suite", "--merge", (tmp / "a").string(), (tmp / "b").string(), "--out", (tmp / "mixed").string()},
+                       tmp.path());
+  EXPECT_EQ(mixed.exit_code, 2) << mixed.out;
+  EXPECT_NE(mixed.err.find("swizzleperf: error: " + (tmp / "a").string() + " was run with --objective time but " +
+                           (tmp / "b").string() + " with --objective l2"),
+            std::string::npos)
+      << mixed.err;
+  EXPECT_FALSE(fs::exists(tmp / "mixed"));
+  auto m = run_cli({"suite", "--merge", (tmp / "a").string(), "--out", (tmp / "all").string()}, tmp.path());
   ASSERT_EQ(m.exit_code, 0) << m.err;
   const auto j = suite_summary(tmp / "all");
   EXPECT_EQ(j.value("device", ""), device);
-  EXPECT_FALSE(j.contains("objective")) << "time in one input, l2 in the other: not a fact of the merge";
+  EXPECT_EQ(j.value("objective", ""), "time");
   EXPECT_EQ(j["iterations"], 2);
   EXPECT_NE(read_text(tmp / "all" / "suite-summary.md").find("- device: " + device), std::string::npos);
 }

@@ -161,5 +161,45 @@ TEST(CompareRegimes, NumbersOfDifferentPowerRegimesAreRefused) {
   EXPECT_EQ(set->kernels.at(0).regime, "burst");
 }
 
+// A hand-edited or corrupt result once compared as "no regression" against a time of -1 ms:
+// an impossible number is refused with its file, kernel and field.
+TEST(Results, ImpossibleFieldsAreRefusedNamingTheField) {
+  struct Case {
+    nlohmann::json j;
+    std::string part;
+  };
+  auto with = [](const char* brief, const char* key, nlohmann::json v) {
+    auto j = optimize_json(6.6, 6.5, 92.0);
+    j[brief][key] = std::move(v);
+    return j;
+  };
+  auto suite = [](const char* key, nlohmann::json v) {
+    auto j = suite_json();
+    j["kernels"][0][key] = std::move(v);
+    return j;
+  };
+  const std::vector<Case> cases = {
+      {with("best", "median_ms", -1), "x.json: kernel gemm: best.median_ms is -1: a time is a positive number of milliseconds"},
+      {with("baseline", "median_ms", 0), "baseline.median_ms is 0: a time is a positive"},
+      {with("best", "speedup", "fast"), "best.speedup is \"fast\": a speedup is a positive number"},
+      {with("best", "l2_hit_pct", 1e308), "best.l2_hit_pct is 1e+308: an L2 hit rate is a percentage from 0 to 100"},
+      {with("baseline", "l2_hit_pct", -5), "baseline.l2_hit_pct is -5"},
+      {with("best", "speedup_ci_low", -0.5), "best.speedup_ci_low is -0.5"},
+      {with("best", "significant", "yes"), "best.significant is \"yes\": it must be true or false"},
+      {suite("best_ms", -2.0), "x.json: kernel gemm: best_ms is -2.0"},
+      {suite("baseline_l2_hit_pct", 101), "baseline_l2_hit_pct is 101"},
+  };
+  for (const auto& c : cases) {
+    auto r = results_from_json(c.j, "x.json");
+    ASSERT_FALSE(r) << c.j.dump();
+    EXPECT_NE(r.error().message.find(c.part), std::string::npos) << r.error().message;
+  }
+  // null (a writer's "not measured") and the edges of each range are possible.
+  auto ok = optimize_json(6.6, 6.5, 100.0);
+  ok["baseline"]["l2_hit_pct"] = 0.0;
+  ok["best"]["speedup_ci_low"] = nullptr;
+  EXPECT_TRUE(results_from_json(ok, "x.json")) << ok.dump();
+}
+
 }  // namespace
 }  // namespace swz

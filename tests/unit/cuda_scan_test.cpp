@@ -360,6 +360,34 @@ TEST(CudaScan, CallsLocalDeclarationsAndCodeText) {
   EXPECT_EQ(src.code_text(t.find("dim3 grid"), t.find(";\n  const")), "dim3 grid((w + 15) / 16, 4)");
 }
 
+// Several declarators in one statement: each name's declaration is the shared type and its
+// own declarator.
+TEST(CudaScan, LocalDeclarationOfALaterDeclarator) {
+  const std::string t =
+      "void host(int w, int h) {\n"
+      "  if (w) { w = 1; }\n"
+      "  dim3 block(16, 16), grid((w + 15) / 16, f(h, 2));\n"
+      "  const int a = g(1, 2), b = 3, c{4};\n"
+      "  dim3 p{1, 2}, q{3, 4};\n"
+      "  auto x = tmpl<int, 2>(w), y = 5;\n"
+      "  use(block), grid2(w);\n"
+      "  k<<<grid, block>>>(a, b, c, p, q, x, y);\n"
+      "}\n";
+  CudaSource src(t);
+  const auto& host = src.functions().at(0);
+  const std::size_t before = t.find("k<<<");
+  EXPECT_EQ(src.local_declaration("block", host.body_open, before), "dim3 block(16, 16)");
+  EXPECT_EQ(src.local_declaration("grid", host.body_open, before), "dim3 grid((w + 15) / 16, f(h, 2))");
+  EXPECT_EQ(src.local_declaration("a", host.body_open, before), "const int a = g(1, 2)");
+  EXPECT_EQ(src.local_declaration("b", host.body_open, before), "const int b = 3");
+  EXPECT_EQ(src.local_declaration("c", host.body_open, before), "const int c{4}");
+  EXPECT_EQ(src.local_declaration("q", host.body_open, before), "dim3 q{3, 4}");
+  EXPECT_EQ(src.local_declaration("x", host.body_open, before), "auto x = tmpl<int, 2>(w)");
+  EXPECT_EQ(src.local_declaration("y", host.body_open, before), "auto y = 5");
+  // An expression statement with a comma operator declares nothing.
+  EXPECT_EQ(src.local_declaration("grid2", host.body_open, before), "");
+}
+
 TEST(CudaScan, LiteralsAndUnterminatedInputs) {
   const std::string t = "auto s = R\"(a\nb)\"; int k;";
   CudaSource src(t);

@@ -45,5 +45,20 @@ TEST(FileIo, WriteIfAbsentIntoAMissingDirectoryIsAnErrorNamingThePath) {
   EXPECT_EQ(entries_in(tmp.path()), 0u);
 }
 
+// A directory that cannot be made says why (a suite --out under a read-only mount once said
+// only that the first file's temp name had no directory).
+TEST(FileIo, MakeDirectoriesNamesTheSystemsReason) {
+  TempDir tmp;
+  EXPECT_TRUE(make_directories(tmp / "a" / "b").ok());
+  EXPECT_TRUE(make_directories(tmp / "a" / "b").ok());  // already there
+  write_text(tmp / "file", "x\n");
+  auto r = make_directories(tmp / "file" / "out");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "cannot create " + (tmp / "file" / "out").string() + ": Not a directory");
+  auto f = make_directories(tmp / "file");
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.error().message.find("cannot create " + (tmp / "file").string() + ": "), std::string::npos) << f.error().message;
+}
+
 }  // namespace
 }  // namespace swz

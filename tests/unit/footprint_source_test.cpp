@@ -263,7 +263,7 @@ TEST_F(FootprintLoad, ASecondLoadCompilesNothing) {
   const double second = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_TRUE(b) << b.error().message;
   EXPECT_EQ(runner_.compiles, 1) << "the cached footprint program should be run, not compiled again";
-  EXPECT_EQ(runner_.runs, 2);
+  EXPECT_EQ(runner_.runs, 3);  // a given size: its launch headers first (--tiles 0:0), then the footprint
   EXPECT_EQ(b->launches[0].tiles(), 16u);
   std::printf("[          ] first load %.3f s (compile + run), second %.3f s (run)\n", first, second);
   EXPECT_LT(second, first);
@@ -276,6 +276,16 @@ TEST_F(FootprintLoad, ASecondLoadCompilesNothing) {
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(runner_.compiles, 2);
   EXPECT_EQ(cache_files().size(), 2u);
+}
+
+// A size whose grid the model cannot take is refused from the launch headers alone: the
+// footprint itself (10^10 tiles to list) is never run.
+TEST_F(FootprintLoad, ASizeOverTwoToThe32TilesIsRefusedBeforeAnyTileIsListed) {
+  auto r = load_footprint(kernel(small_program()), {100000, 100000}, opts_, runner_);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "small.hip's footprint: line 2: launch 0: grid 100000x100000 is empty or has 2^32 tiles or "
+                               "more (at size 100000,100000): give a smaller --size");
+  EXPECT_EQ(runner_.runs, 1);
 }
 
 TEST_F(FootprintLoad, WithoutACacheDirTheTemporaryProgramIsRemoved) {

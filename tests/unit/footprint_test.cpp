@@ -340,6 +340,22 @@ TEST(Footprint, RefusesEmptyAndOversizedGrids) {
   EXPECT_REFUSED(std::string(kBuffers) + header(0, 4294967295ull, 1) + kSummary, "(the model takes at most 16777216)");
 }
 
+// `predict --size 1e9,1e9,1e9` once listed tiles for 60 s before "over 512 MB": the headers
+// of a `--tiles 0:0` run (no tile lines) are enough to refuse such a grid.
+TEST(Footprint, HeadersAloneRefuseAGridTheModelCannotTake) {
+  const std::string huge = std::string(kBuffers) + header(0, 1, 2, 0) + header(1, 15625000, 15625000, 0) + kSummary;
+  auto st = check_footprint_grids(huge, "gemm.hip");
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message, "gemm.hip's footprint: line 3: launch 1: grid 15625000x15625000 is empty or has 2^32 tiles or more");
+  auto many = check_footprint_grids(std::string(kBuffers) + header(0, 8192, 8192, 0) + kSummary, "gemm.hip");
+  ASSERT_FALSE(many);
+  EXPECT_NE(many.error().message.find("launch 0: 67108864 tiles (the model takes at most 16777216)"), std::string::npos)
+      << many.error().message;
+  // Grids the model takes pass; anything else (the program's own error) is parse_footprint's to report.
+  EXPECT_TRUE(check_footprint_grids(std::string(kBuffers) + header(0, 64, 64, 0) + kSummary, "gemm.hip"));
+  EXPECT_TRUE(check_footprint_grids("{\"error\":\"--size: expected 3 values\"}\nnot json\n", "gemm.hip"));
+}
+
 TEST(Footprint, RefusesATileCountOtherThanTheGrids) {
   EXPECT_REFUSED(std::string(kBuffers) + header(0, 1, 2, 3) + kSummary, "launch 0: 3 tiles listed for a 1x2 grid (all tiles are needed)");
   EXPECT_REFUSED(std::string(kBuffers) + header(0, 2, 2, 1) + kSummary, "1 tiles listed for a 2x2 grid");

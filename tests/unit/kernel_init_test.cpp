@@ -360,6 +360,21 @@ TEST(KernelInit, BlockDeclarationsAreCopiedOncePerName) {
   EXPECT_TRUE(has(r.text, "as the original code computed it: 4\n")) << r.text;
 }
 
+// `dim3 block(...), grid(...)` in one statement: the hint once ended "computed it: grid".
+TEST(KernelInit, AGridDeclaredAfterTheBlockInOneStatementIsTheHint) {
+  const std::string t =
+      "__global__ void blur(float* p, int w, int h) { p[blockIdx.y * w + blockIdx.x] = 0; }\n"
+      "int main() {\n"
+      "  int w = 640, h = 480;\n"
+      "  dim3 block(16, 16), grid((w + 15) / 16, (h + 15) / 16);\n"
+      "  blur<<<grid, block>>>(nullptr, w, h);\n"
+      "}\n";
+  const auto r = made(t);
+  EXPECT_TRUE(has(r.text, "as the original code computed it: dim3 grid((w + 15) / 16, (h + 15) / 16)\n")) << r.text;
+  // The block's own declarator, without the grid's, is copied into run().
+  EXPECT_TRUE(has(r.text, "    dim3 block(16, 16);\n    blur<<<swz_flat_grid(grid), block>>>")) << r.text;
+}
+
 TEST(KernelInit, DefaultArgumentsAndReadsAlreadyMeantAreReported) {
   const std::string t =
       "__global__ void step(int* p, int n = 4) {\n"
@@ -378,6 +393,17 @@ TEST(KernelInit, DefaultArgumentsAndReadsAlreadyMeantAreReported) {
 }
 
 // ---- refusals -----------------------------------------------------------------------------------
+
+// C++ written to blur.py would be taken for a Triton program by every command.
+TEST(KernelInit, TheOutputsLanguageMustBeTheInputs) {
+  auto r = make_contract_program(kScale, "blur2d.cu", std::nullopt, "blur.py");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "-o blur.py names a Python (Triton) program, but init writes a C++ program from blur2d.cu: "
+                               "give -o a name ending in .cu or .hip (the tools tell a program's language by its name)");
+  EXPECT_TRUE(check_init_output_name("blur2d.cu", "blur_swz.hip"));
+  EXPECT_TRUE(check_init_output_name("k.cuh", "k_swz.cuh"));
+  EXPECT_FALSE(check_init_output_name("k.hip", "out/k.py"));
+}
 
 TEST(KernelInit, Refusals) {
   EXPECT_EQ(error_of("int main() {}\n", "blur.cu"),

@@ -286,6 +286,19 @@ TEST_F(CheckMapping, CompileErrorIsReported) {
   EXPECT_NE(r->summary().find("does not compile"), std::string::npos);
 }
 
+// `--host-cxx /bin/false` once made every region "no grid checked" (exit 1, a verdict on the
+// kernel): a compiler that compiles nothing is an Error naming it (exit 2).
+TEST_F(CheckMapping, ACompilerThatCompilesNothingIsAnErrorNamingIt) {
+  auto hw = profile_from_arch("gfx942");
+  ASSERT_TRUE(hw);
+  opts.host_compiler = "/bin/false";
+  auto r = check_mapping(kIdentity, {{4, 4}}, *hw, opts, runner);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            "the host C++ compiler '/bin/false' does not compile a one-line program (exit code 1, no message): the mapping "
+            "check compiles the region with it; install g++ or pass --host-cxx a working C++ compiler");
+}
+
 TEST_F(CheckMapping, RejectedRegionIsReportedWithoutRunningTheCompiler) {
   auto hw = profile_from_arch("gfx942");
   ASSERT_TRUE(hw);

@@ -166,6 +166,20 @@ TEST(ObjectiveReports, TimeWithNothingSignificantSaysSoAndNamesTheBestL2) {
   EXPECT_NE(md.find("## Best: the original kernel (no significant speedup)"), std::string::npos) << md;
 }
 
+// A Triton program's run writes best.py; its summary once said best.hip.
+TEST(ObjectiveReports, ATritonRunsSummaryNamesBestPy) {
+  for (const bool written : {true, false}) {
+    auto s = sample();
+    s.history.kernel_path = "/k/matmul.py";
+    s.best_kernel = written ? "/runs/matmul/best.py" : "";
+    s.history.config.objective = Objective::time;
+    judge(s.history.attempts[0], 1.01, 0.99, 1.03);
+    const std::string t = render_summary_table(s);
+    EXPECT_NE(t.find("best.py is the original kernel"), std::string::npos) << t;
+    EXPECT_EQ(t.find("best.hip"), std::string::npos) << t;
+  }
+}
+
 TEST(ObjectiveReports, TimeNamesTheSignificantlyFasterOne) {
   auto s = sample();
   s.history.config.objective = Objective::time;

@@ -367,5 +367,32 @@ TEST(SuiteSummary, MergeRefusesMissingAndForeignDirs) {
   EXPECT_FALSE(merge_suite_summaries({dir / "junk"}));
 }
 
+// Shards judged by different objectives once merged silently (the later row won).
+TEST(SuiteSummary, MergeRefusesShardsOfDifferentObjectives) {
+  test::TempDir dir;
+  SuiteRow gemm = row("gemm", true), spmv = row("spmv", true);
+  gemm.objective = "time";
+  spmv.objective = "l2";
+  ASSERT_TRUE(write_suite_summary(dir / "a", {gemm}, {{"device", "A"}, {"objective", "time"}}));
+  ASSERT_TRUE(write_suite_summary(dir / "b", {spmv}, {{"device", "A"}, {"objective", "l2"}}));
+  auto merged = merge_suite_summaries({dir / "a", dir / "b"});
+  ASSERT_FALSE(merged);
+  EXPECT_EQ(merged.error().message, (dir / "a").string() + " was run with --objective time but " + (dir / "b").string() +
+                                        " with --objective l2: a merged summary ranks every kernel by one objective; merge "
+                                        "suites run with the same --objective");
+  // The same kernel in both, one objective: merged as before.
+  spmv.objective = "time";
+  ASSERT_TRUE(write_suite_summary(dir / "c", {spmv}, {{"device", "A"}, {"objective", "time"}}));
+  EXPECT_TRUE(merge_suite_summaries({dir / "a", dir / "c"}));
+}
+
+TEST(SuiteSummary, AnOutDirThatCannotBeMadeNamesTheSystemsReason) {
+  test::TempDir dir;
+  test::write_text(dir / "plain", "x\n");
+  auto st = write_suite_summary(dir / "plain" / "all", {row("gemm", true)}, {});
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message, "cannot create " + (dir / "plain" / "all").string() + ": Not a directory");
+}
+
 }  // namespace
 }  // namespace swz

@@ -38,5 +38,33 @@ TEST(Text, UtcNow) {
   EXPECT_EQ(utc_now("%Y%m%d-%H%M%S").size(), 15u);
 }
 
+// Commands the tool suggests are pasted into a shell: a path with spaces must stay one word.
+TEST(Text, ShellQuoteLeavesPlainWordsAndQuotesTheRest) {
+  EXPECT_EQ(shell_quote("kernels/blur_swz.cu"), "kernels/blur_swz.cu");
+  EXPECT_EQ(shell_quote("dir with spaces/plain blur_swz.cu"), "'dir with spaces/plain blur_swz.cu'");
+  EXPECT_EQ(shell_quote("it's.cu"), "'it'\\''s.cu'");
+  EXPECT_EQ(shell_quote("$HOME;rm"), "'$HOME;rm'");
+  EXPECT_EQ(shell_quote(""), "''");
+}
+
+TEST(Text, PositiveListSaysOutOfRangeApartFromNotANumber) {
+  auto v = parse_positive_list("4096,32768,1", 1LL << 30);
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_EQ(*v, (std::vector<long long>{4096, 32768, 1}));
+  auto big = parse_positive_list("999999999999", 1LL << 30);
+  ASSERT_FALSE(big);
+  EXPECT_EQ(big.error().message, "999999999999 is out of range (at most 1,073,741,824)");
+  // Past what a long long holds: out of range too, never a wrapped number.
+  auto huge = parse_positive_list("1,99999999999999999999999999", 1LL << 62);
+  ASSERT_FALSE(huge);
+  EXPECT_NE(huge.error().message.find("is out of range"), std::string::npos) << huge.error().message;
+  EXPECT_TRUE(parse_positive_list("1073741824", 1LL << 30));
+  for (const char* bad : {"", "1,,2", "x", "-3", "0", "1.5", "1, 2"}) {
+    auto r = parse_positive_list(bad, 1LL << 30);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message.find("is not a positive integer"), std::string::npos) << bad << ": " << r.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace swz

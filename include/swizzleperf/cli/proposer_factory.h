@@ -18,7 +18,8 @@ void read_proposer_settings(const cxxopts::ParseResult& r, RunConfig& c);
 // The proposer c names, configured from c (a resumed run keeps its recorded LLM settings).
 Result<std::unique_ptr<Proposer>> make_proposer(const RunConfig& c);
 // --dump-prompt: print the next prompt of the run and call nothing. arch: --arch
-// (the hardware of a run not started yet; default sm_90).
-int dump_next_prompt(Proposer& proposer, const RunState& run, const std::string& arch);
+// (the hardware of a run not started yet; default sm_90). json: one JSON object on
+// stdout instead ({"ok", "kind": "prompt", "kernel", "arch", "iteration", "prompt"}).
+int dump_next_prompt(Proposer& proposer, const RunState& run, const std::string& arch, bool json);
 
 }  // namespace swz::cli

@@ -127,7 +127,9 @@ class CudaSource {
   // The statement that declares the local `name` in [scope_begin, before) - `dim3
   // block(16, 16)`, `const int threads = 256` - as code text without its ';' (the
   // last one there), or "" when none is found. Only `TYPE name(...)`, `TYPE name{...}`
-  // and `TYPE name = ...;` at the start of a statement count.
+  // and `TYPE name = ...;` at the start of a statement count, or such a name as a later
+  // declarator of one: in `dim3 block(16, 16), grid(w / 16, h / 16);` grid's declaration
+  // is `dim3 grid(w / 16, h / 16)` and block's `dim3 block(16, 16)`.
   std::string local_declaration(std::string_view name, std::size_t scope_begin, std::size_t before) const;
 
   // Where `#include "swz_harness.h"` and the swizzle region go: just after the line

@@ -41,6 +41,10 @@ std::filesystem::path default_init_output(const std::filesystem::path& input);
 
 // A .cu, .hip or .cuh name; else the Error "init takes a .cu or .hip file ...".
 Status check_init_input_name(const std::filesystem::path& input);
+// The output's language (language_of: .py is Python, anything else C++) must be the
+// input's: C++ written to blur.py would be taken for a Triton program by every command.
+// The Error names -o, both languages and the endings to use.
+Status check_init_output_name(const std::filesystem::path& input, const std::filesystem::path& output);
 
 // The contract program made from `text` (the contents of `input`, which names it in
 // messages and in the program). `kernel` picks one when the file defines several;

@@ -82,6 +82,13 @@ struct FootprintLimits {
 Result<ProgramFootprint> parse_footprint(std::string_view text, const std::string& name,
                                          const FootprintLimits& limits = {});
 
+// The launch headers of a `footprint` run alone (as `--tiles 0:0` prints them, no tile
+// line): Ok when every launch header's grid is one parse_footprint takes; else its Error (a
+// grid of 2^32 tiles or more, or more tiles than the model takes). Every other line is left
+// to parse_footprint. A refusal in milliseconds where listing every tile of such a grid
+// would take minutes.
+Status check_footprint_grids(std::string_view text, const std::string& name, const FootprintLimits& limits = {});
+
 // Unique bytes a launch touches (the union of every tile's spans per buffer, reads and
 // writes together): what the program's launch_footprints_bytes should report.
 std::uint64_t union_bytes(const LaunchFootprint& launch, std::size_t buffers);

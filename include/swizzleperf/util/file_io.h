@@ -1,6 +1,6 @@
 // Whole-file reads and atomic writes: the one place the tool reads a file into
 // memory or replaces one. Errors are values with one message style:
-// "cannot read PATH: REASON" / "cannot write PATH: REASON".
+// "cannot read PATH: REASON" / "cannot write PATH: REASON" / "cannot create DIR: REASON".
 #pragma once
 
 #include <filesystem>
@@ -26,5 +26,11 @@ Status write_file_atomic(const std::filesystem::path& path, const std::string& t
 // (removed again on a failure). true: written; false: the name exists, nothing written;
 // an Error "cannot write PATH: REASON" otherwise, with no temp file left behind.
 Result<bool> write_file_if_absent(const std::filesystem::path& path, const std::string& text);
+
+// Creates dir and any missing parents (nothing to do when it is a directory already).
+// An Error "cannot create DIR: REASON" names the system's reason ("Read-only file
+// system", "Permission denied", "Not a directory"): a later write into DIR would only
+// say its file's directory is missing.
+Status make_directories(const std::filesystem::path& dir);
 
 }  // namespace swz

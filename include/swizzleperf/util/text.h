@@ -7,6 +7,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "swizzleperf/util/result.h"
 
 namespace swz {
 
@@ -24,6 +27,14 @@ std::string utc_now(const char* strftime_format);
 std::string now_iso8601();
 // 4294967295 -> "4,294,967,295": large counts in messages people read.
 std::string with_thousands(unsigned long long v);
+// word as one word of a POSIX shell command line: unchanged when it has only letters,
+// digits and _-./+,:@%=; else in single quotes ("dir with spaces/a.cu" ->
+// "'dir with spaces/a.cu'", a ' inside as '\''). For commands the tool suggests.
+std::string shell_quote(std::string_view word);
+// "a,b,c" -> its numbers, each a decimal integer from 1 to max. The Error names the first
+// bad item: "'x' is not a positive integer", "999999999999 is out of range (at most
+// 1,073,741,824)" (digits past what a long long holds are out of range too).
+Result<std::vector<long long>> parse_positive_list(std::string_view list, long long max);
 // fmt-formats v with spec ("{:.2f}"), or returns `missing` when there is no value.
 std::string format_or(const std::optional<double>& v, std::string_view missing, const char* spec = "{:.2f}");
 
