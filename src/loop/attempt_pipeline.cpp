@@ -342,10 +342,11 @@ std::vector<Tournament> AttemptPipeline::judge(const std::vector<Attempt*>& fina
   const JudgeSettings settings = judge_settings();
   std::vector<Tournament> out;
   std::vector<std::vector<SpeedComparison>> done(finalists.size());
+  ProgramTimer timer(backend_, programs, names, args, "", backend_.tools().run_timeout);
+  timer.start();
   for (const Regime r : setup_.timing.measured()) {
     const std::string name = r == Regime::unnamed ? "" : to_string(r);
-    ProgramTimer timer(backend_, programs, names, args, name, backend_.tools().run_timeout);
-    timer.start();
+    timer.set_regime(name);
     auto t = run_tournament(timer, name, settings, labels);
     if (!t) {
       if (t.error().interrupted()) break;

@@ -56,27 +56,34 @@ ProgramTimer::ProgramTimer(Backend& backend, std::vector<fs::path> exes, std::ve
 
 void ProgramTimer::start() {
   if (args_.empty() || args_.front() != "time") return;
+  // Every program is started first, then each ready line awaited: the set-ups (a Triton
+  // program's imports and compiles, every program's inputs) overlap.
   std::vector<std::unique_ptr<ProcessSession>> started;
-  for (std::size_t i = 0; i < exes_.size(); ++i) {
+  std::string why;
+  std::size_t failed = 0;
+  for (std::size_t i = 0; i < exes_.size() && why.empty(); ++i) {
     ProcessSpec spec;
     spec.argv = {exes_[i].string(), "serve"};
     spec.argv.insert(spec.argv.end(), args_.begin() + 1, args_.end());
     auto s = backend_.runner().start(spec);
-    std::string why;
     if (!s) {
       why = s.error().message;
+      failed = i;
     } else {
-      auto ready = (*s)->request("", timeout_);
-      const auto j = ready ? nlohmann::json::parse(*ready, nullptr, false) : nlohmann::json();
-      if (!ready) why = ready.error().message;
-      else if (!j.is_object() || j.value("ready", false) != true) why = "no ready line: " + one_line(*ready, 200);
+      started.push_back(std::move(*s));
     }
-    if (!why.empty()) {
-      // All or none: a member timed by processes and another by requests would differ in more than the order.
-      spdlog::debug("speed judge: the {} cannot serve ({}); one time-mode process per run for every member", names_[i], why);
-      return;
-    }
-    started.push_back(std::move(*s));
+  }
+  for (std::size_t i = 0; i < started.size() && why.empty(); ++i) {
+    auto ready = started[i]->request("", timeout_);
+    const auto j = ready ? nlohmann::json::parse(*ready, nullptr, false) : nlohmann::json();
+    if (!ready) why = ready.error().message;
+    else if (!j.is_object() || j.value("ready", false) != true) why = "no ready line: " + one_line(*ready, 200);
+    failed = i;
+  }
+  if (!why.empty()) {
+    // All or none: a member timed by processes and another by requests would differ in more than the order.
+    spdlog::debug("speed judge: the {} cannot serve ({}); one time-mode process per run for every member", names_[failed], why);
+    return;
   }
   sessions_ = std::move(started);
 }

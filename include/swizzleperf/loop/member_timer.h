@@ -63,6 +63,9 @@ class ProgramTimer final : public MemberTimer {
                std::vector<std::string> args, std::string regime, std::chrono::seconds timeout);
   // Starts the serving programs (all or none; debug log says why none). Call once.
   void start();
+  // The regime of the requests from now on: one set of serving programs serves every
+  // regime of a judge (a Triton program's start costs seconds).
+  void set_regime(std::string regime) { regime_ = std::move(regime); }
 
   std::size_t members() const override { return exes_.size(); }
   Result<MemberSample> time(std::size_t member) override;
