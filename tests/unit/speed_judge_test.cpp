@@ -1,7 +1,9 @@
-// Tests of the speed judge (loop/speed_judge): real processes through the real
-// CUDA backend's run_program. The "programs" are small shell scripts standing in
-// for a kernel program's time mode at the process seam: each logs its name, so
-// the test sees the interleaving, and prints the median the test planted.
+// Tests of the speed judge (loop/speed_judge). First through real processes and the
+// real CUDA backend's run_program: the "programs" are small shell scripts standing in
+// for a kernel program's time mode at the process seam; each logs its name, so the
+// test sees the interleaving, and prints the median the test planted. Then the
+// tournament and its trust rules in-process, on a simulated power-capped GPU
+// (tests/support/power_capped_gpu.h).
 #include "swizzleperf/loop/speed_judge.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +13,7 @@
 #include "swizzleperf/backend/cuda_backend.h"
 #include "swizzleperf/core/run_config.h"
 #include "support/fixtures.h"
+#include "support/power_capped_gpu.h"
 
 namespace swz {
 namespace {
@@ -69,16 +72,23 @@ class SpeedJudge : public ::testing::Test {
   CudaBackend backend{runner, ToolOptions{}};
   fs::path log = dir / "order.log";
   std::vector<std::string> args = {"time", "--reps", "30", "--warmup", "5"};
-  std::chrono::milliseconds no_pause{0};
+  // At the least rounds (6), no pause: what most cases here need.
+  JudgeSettings six(std::chrono::milliseconds pause = std::chrono::milliseconds(0)) const {
+    JudgeSettings j;
+    j.min_rounds = j.max_rounds = 6;
+    j.pause = pause;
+    return j;
+  }
 };
 
 TEST_F(SpeedJudge, InterleavesAndFindsAPlantedSpeedup) {
   auto a = program(dir, "base", {2.00, 2.02, 1.98, 2.01, 2.00, 1.99}, log);
   auto b = program(dir, "cand", {1.90, 1.91, 1.89, 1.92, 1.90, 1.90}, log);
-  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10), "", no_pause);
+  auto c = compare_speed(backend, a, b, args, "", six(), std::chrono::seconds(10));
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->runs, 12);  // 2 x rounds time-mode runs
-  EXPECT_EQ(test::read_text(log), "base\ncand\nbase\ncand\nbase\ncand\nbase\ncand\nbase\ncand\nbase\ncand\n");
+  // A B, B A, B A, A B, A B, B A: each member first in half the rounds.
+  EXPECT_EQ(test::read_text(log), "base\ncand\ncand\nbase\ncand\nbase\nbase\ncand\nbase\ncand\ncand\nbase\n");
   EXPECT_EQ(c->baseline_ms.size(), 6u);
   EXPECT_DOUBLE_EQ(c->baseline_ms[1], 2.02);
   EXPECT_TRUE(c->ratio.significant);
@@ -94,7 +104,7 @@ TEST_F(SpeedJudge, SameProgramTwiceIsNotSignificant) {
   // Each program counts its own runs, so both members of round i print value i: the
   // rounds drift (1.1 vs 0.9) but every ratio is exactly 1.
   auto b = program(dir, "twin", {1.0, 1.1, 0.9, 1.05, 0.95, 1.0}, log);
-  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10), "", no_pause);
+  auto c = compare_speed(backend, a, b, args, "", six(), std::chrono::seconds(10));
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_FALSE(c->ratio.significant);
   EXPECT_DOUBLE_EQ(c->ratio.estimate, 1.0);
@@ -103,23 +113,25 @@ TEST_F(SpeedJudge, SameProgramTwiceIsNotSignificant) {
 TEST_F(SpeedJudge, AFailingRunIsAnErrorNamingWhich) {
   auto a = program(dir, "base", {1.0}, log);
   auto b = program(dir, "cand", {1.0}, log, 3);
-  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10), "", no_pause);
+  auto c = compare_speed(backend, a, b, args, "", six(), std::chrono::seconds(10));
   ASSERT_FALSE(c);
   EXPECT_NE(c.error().message.find("candidate time mode failed"), std::string::npos) << c.error().message;
   EXPECT_EQ(test::read_text(log), "base\ncand\n");  // stopped at the first failure
-  EXPECT_FALSE(compare_speed(backend, a, b, args, 0, std::chrono::seconds(10), "", no_pause));
+  JudgeSettings none = six();
+  none.min_rounds = 0;
+  EXPECT_FALSE(compare_speed(backend, a, b, args, "", none, std::chrono::seconds(10)));
 }
 
 TEST_F(SpeedJudge, ServingProgramsAreStartedOnceAndAskedInTurn) {
   auto a = serving_program(dir, "base", {2.00, 2.02, 1.98, 2.01, 2.00, 1.99}, log);
   auto b = serving_program(dir, "cand", {1.90, 1.91, 1.89, 1.92, 1.90, 1.90}, log);
   const std::chrono::milliseconds pause{RegimeSettings{}.pause_ms};
-  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10), "", pause);
+  auto c = compare_speed(backend, a, b, args, "", six(pause), std::chrono::seconds(10));
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_TRUE(c->served);
   EXPECT_EQ(c->runs, 12);
   EXPECT_EQ(test::read_text(log),
-            "start base\nstart cand\nbase\ncand\nbase\ncand\nbase\ncand\nbase\ncand\nbase\ncand\nbase\ncand\n");
+            "start base\nstart cand\nbase\ncand\ncand\nbase\ncand\nbase\nbase\ncand\nbase\ncand\ncand\nbase\n");
   EXPECT_DOUBLE_EQ(c->baseline_ms[1], 2.02);
   EXPECT_DOUBLE_EQ(c->candidate_ms[5], 1.90);
   EXPECT_TRUE(c->ratio.significant);
@@ -134,7 +146,7 @@ TEST_F(SpeedJudge, ServingProgramsAreStartedOnceAndAskedInTurn) {
 TEST_F(SpeedJudge, ServedWithoutAPauseAsksBackToBackAndSaysSo) {
   auto a = serving_program(dir, "base", {2.00, 2.02, 1.98, 2.01, 2.00, 1.99}, log);
   auto b = serving_program(dir, "cand", {1.90, 1.91, 1.89, 1.92, 1.90, 1.90}, log);
-  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10), "", no_pause);
+  auto c = compare_speed(backend, a, b, args, "", six(), std::chrono::seconds(10));
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_TRUE(c->served);
   EXPECT_EQ(nlohmann::json(*c)["pause_ms"], 0);
@@ -146,7 +158,7 @@ TEST_F(SpeedJudge, WithoutServeModeInEitherProgramBothRunAsProcesses) {
   // The candidate serves, the baseline predates serve mode: both are timed the old way.
   auto a = program(dir, "base", {2.0}, log);
   auto b = serving_program(dir, "cand", {1.0}, log);
-  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10), "", no_pause);
+  auto c = compare_speed(backend, a, b, args, "", six(), std::chrono::seconds(10));
   ASSERT_FALSE(c) << "the candidate stand-in has no time mode";
   EXPECT_NE(c.error().message.find("candidate time mode failed"), std::string::npos) << c.error().message;
   EXPECT_EQ(test::read_text(log), "base\n") << "the candidate was never started in serve mode";
@@ -155,7 +167,7 @@ TEST_F(SpeedJudge, WithoutServeModeInEitherProgramBothRunAsProcesses) {
 TEST_F(SpeedJudge, AServingProgramThatDiesIsAnErrorNamingWhich) {
   auto a = serving_program(dir, "base", {1.0}, log);
   auto b = serving_program(dir, "cand", {1.0}, log, 3);
-  auto c = compare_speed(backend, a, b, args, 6, std::chrono::seconds(10), "", no_pause);
+  auto c = compare_speed(backend, a, b, args, "", six(), std::chrono::seconds(10));
   ASSERT_FALSE(c);
   EXPECT_NE(c.error().message.find("candidate time mode failed"), std::string::npos) << c.error().message;
   EXPECT_NE(c.error().message.find("exit code 3"), std::string::npos) << c.error().message;
@@ -167,75 +179,191 @@ TEST_F(SpeedJudge, AServingProgramThatHangsIsKilledAtTheTimeout) {
   test::write_text(hang, "#!/bin/sh\necho '{\"mode\":\"serve\",\"ready\":true}'\nexec sleep 1000\n");
   ::chmod(hang.c_str(), 0755);
   const auto t0 = std::chrono::steady_clock::now();
-  auto c = compare_speed(backend, a, hang, args, 6, std::chrono::seconds(1), "", no_pause);
+  auto c = compare_speed(backend, a, hang, args, "", six(), std::chrono::seconds(1));
   ASSERT_FALSE(c);
   EXPECT_NE(c.error().message.find("timed out"), std::string::npos) << c.error().message;
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 15.0);
 }
 
-// judge_burst_clocks on per-round clocks as the H100 reported them (attention_fwd, identity
-// against grouped_n(G=2), burst): the power-hungry identity ran 8-11 % below the swizzle in
-// every round, under the power cap.
-SpeedComparison burst_pair(std::vector<double> base_mhz, std::vector<double> cand_mhz, long long base_reasons,
-                           long long cand_reasons) {
+// ---- The tournament and its rules, on a simulated power-capped GPU ----
+
+using test::PowerModel;
+using test::SimMember;
+
+// gemm_tc's pair as the H100 showed it: the identity streams its weights from DRAM (and
+// draws the power for it), the grouped order reads them from L2.
+const SimMember kIdentity{0.80, 0.15, 1.0};
+const SimMember kGrouped{0.72, 0.05, 0.3};
+
+PowerModel sustained_model(unsigned seed = 1) {
+  PowerModel m;
+  m.sustained = true;
+  m.seed = seed;
+  m.drift_per_s = -0.003;  // the cap's slow slide as the GPU warms
+  return m;
+}
+
+JudgeSettings judge(int min_rounds = 6, int max_rounds = 12) {
+  JudgeSettings j;
+  j.min_rounds = min_rounds;
+  j.max_rounds = max_rounds;
+  j.budget_s = 1e9;
+  return j;
+}
+
+TEST(Tournament, NamesAPowerHeadroomWinAsTheOrdersOwnEffect) {
+  test::PowerCappedGpu gpu({kIdentity, kGrouped}, sustained_model());
+  ASSERT_LT(gpu.clock_mhz(0), gpu.clock_mhz(1) * 0.95) << "the model's identity must run at a lower clock";
+  auto t = run_tournament(gpu, "sustained", judge(), {"identity", "grouped_m(G=8)"});
+  ASSERT_TRUE(t) << t.error().message;
+  const SpeedComparison& c = t->candidates[0];
+  EXPECT_TRUE(c.decisive()) << c.untrusted;
+  EXPECT_GT(c.ratio.low, 1.0);
+  EXPECT_NE(c.clock_note.find("part of the gain is power headroom"), std::string::npos) << c.clock_note;
+  EXPECT_NE(c.clock_note.find("under the power cap"), std::string::npos) << c.clock_note;
+  EXPECT_NE(c.clock_note.find("energy x"), std::string::npos) << c.clock_note;
+  ASSERT_TRUE(c.energy);
+  EXPECT_LT(c.energy->high, 1.0) << "the grouped order saves energy";
+  EXPECT_NE(t->stop.find("decisive"), std::string::npos) << t->stop;
+  EXPECT_EQ(t->rounds, 6) << "one candidate, decisive at the least rounds";
+  EXPECT_EQ(t->warm_seconds, 2.0) << "the GPU is warmed once, before round 1";
+  // The record lets a reader recompute the verdict: every member's rounds and clocks.
+  const nlohmann::json j = *t;
+  EXPECT_EQ(j["members"][0]["label"], "identity");
+  EXPECT_EQ(j["members"][1]["ms"].size(), 6u);
+  EXPECT_EQ(j["members"][1]["mhz"].size(), 6u);
+  EXPECT_EQ(j["candidates"][0]["ratios"].size(), 6u);
+  EXPECT_EQ(j["order"].size(), 6u);
+}
+
+TEST(Tournament, NamesNoWinnerOnAnEqualPairUnderDrift) {
+  PowerModel m = sustained_model(7);
+  m.drift_per_s = -0.01;  // 1 % of the cap per second: ~25 % over the tournament
+  m.noise = 0.01;
+  test::PowerCappedGpu gpu({kIdentity, kIdentity}, m);
+  auto t = run_tournament(gpu, "sustained", judge());
+  ASSERT_TRUE(t) << t.error().message;
+  const SpeedComparison& c = t->candidates[0];
+  EXPECT_FALSE(c.ratio.significant) << format_ratio(c.ratio);
+  EXPECT_TRUE(c.trusted) << "drift touches both members alike: " << c.untrusted;
+  EXPECT_NEAR(c.ratio.estimate, 1.0, 0.01);
+  EXPECT_EQ(t->rounds, 12) << "undecided: every round asked";
+}
+
+TEST(Tournament, FlagsAThrottleOnlyOneMemberSaw) {
+  PowerModel m;  // burst
+  test::PowerCappedGpu gpu({kIdentity, kGrouped}, m);
+  gpu.throttle(1, 3);
+  auto t = run_tournament(gpu, "burst", judge(6, 6));
+  ASSERT_TRUE(t) << t.error().message;
+  const SpeedComparison& c = t->candidates[0];
+  EXPECT_FALSE(c.trusted);
+  EXPECT_FALSE(c.decisive());
+  EXPECT_NE(c.untrusted.find("hw_slowdown"), std::string::npos) << c.untrusted;
+  EXPECT_NE(c.untrusted.find("the candidate's runs only"), std::string::npos) << c.untrusted;
+}
+
+TEST(Tournament, StopsEarlyOnADecisivePairAndRunsOnWhenUndecided) {
+  test::PowerCappedGpu fast({kIdentity, kGrouped}, PowerModel{});
+  auto t = run_tournament(fast, "burst", judge(6, 40));
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_EQ(t->rounds, 6);
+  EXPECT_EQ(fast.requests()[0], 6);
+  // An undecided one runs to the budget in simulated seconds, not to --max-rounds.
+  test::PowerCappedGpu equal({kGrouped, kGrouped}, PowerModel{});
+  JudgeSettings j = judge(6, 40);
+  j.budget_s = 2.0;
+  j.pause = std::chrono::milliseconds(100);
+  auto u = run_tournament(equal, "burst", j);
+  ASSERT_TRUE(u) << u.error().message;
+  EXPECT_GT(u->rounds, 6);
+  EXPECT_LT(u->rounds, 40);
+  EXPECT_NE(u->stop.find("time budget"), std::string::npos) << u->stop;
+}
+
+TEST(Tournament, AMemberSignificantlySlowerThanTheLeaderLeavesTheRace) {
+  const SimMember slow{0.78, 0.15, 1.0};  // a little better than the identity, far behind grouped
+  const SimMember twin{0.72, 0.05, 0.3};
+  test::PowerCappedGpu gpu({kIdentity, slow, kGrouped, twin}, PowerModel{});
+  auto t = run_tournament(gpu, "burst", judge(6, 10), {"identity", "slow", "grouped", "twin"});
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_EQ(t->candidates[0].left_after, 6) << "left after the first look";
+  EXPECT_NE(t->candidates[0].left_because.find("significantly slower than"), std::string::npos);
+  EXPECT_EQ(t->candidates[0].ratio.n, 6) << "its rounds so far are kept";
+  EXPECT_EQ(t->candidates[1].left_after, 0);
+  EXPECT_EQ(t->candidates[2].left_after, 0) << "a tie with the leader stays";
+  EXPECT_EQ(t->rounds, 10) << "two tied leaders: no decisive stop";
+  EXPECT_TRUE(t->candidates[1].decisive());
+  EXPECT_TRUE(t->leader == 1 || t->leader == 2);
+  // Rounds after the first look hold the three members left, in turn.
+  EXPECT_EQ(t->order[6].size(), 3u);
+  EXPECT_EQ(gpu.requests()[1], 6);
+}
+
+TEST(Tournament, ARatioThatTrendsWithTimeIsUntrusted) {
+  SimMember drifting = kGrouped;
+  drifting.self_drift_per_s = 0.02;  // the candidate alone slows by 2 % per second
+  PowerModel m;
+  m.noise = 0.001;
+  test::PowerCappedGpu gpu({kIdentity, drifting}, m);
+  JudgeSettings j = judge(12, 12);
+  j.pause = std::chrono::milliseconds(1000);
+  auto t = run_tournament(gpu, "burst", j);
+  ASSERT_TRUE(t) << t.error().message;
+  const SpeedComparison& c = t->candidates[0];
+  EXPECT_FALSE(c.trusted);
+  EXPECT_NE(c.untrusted.find("trends with time"), std::string::npos) << c.untrusted;
+}
+
+TEST(Tournament, RoundOrdersAlternateWhoGoesFirst) {
+  const std::vector<int> two = {0, 1};
+  std::string s;
+  for (int r = 0; r < 4; ++r)
+    for (int m : round_order(two, r)) s += static_cast<char>('A' + m);
+  EXPECT_EQ(s, "ABBABAAB");
+  // Three members: each one first once per cycle of three rounds, then reversed.
+  EXPECT_EQ(round_order({0, 1, 2}, 1), (std::vector<int>{1, 2, 0}));
+  EXPECT_EQ(round_order({0, 1, 2}, 3), (std::vector<int>{2, 1, 0}));
+}
+
+TEST(JudgeRules, RoundsThatDisagreeBeyondNoiseAreUntrusted) {
   SpeedComparison c;
   c.regime = "burst";
-  c.baseline_mhz = std::move(base_mhz);
-  c.candidate_mhz = std::move(cand_mhz);
-  c.baseline_reasons = base_reasons;
-  c.candidate_reasons = cand_reasons;
-  c.clock_reasons = base_reasons | cand_reasons;
-  return c;
-}
-const std::vector<double> kHungry = {1650, 1635, 1635, 1620, 1605, 1620};
-const std::vector<double> kCool = {1800, 1785, 1800, 1770, 1785, 1755};
-
-TEST(BurstClockRule, PairsWithinTheToleranceNeedNoNote) {
-  const auto v = judge_burst_clocks(burst_pair({1980, 1965}, {1950, 1980}, 0, 0));
-  EXPECT_TRUE(v.trusted);
-  EXPECT_TRUE(v.note.empty());
-  EXPECT_TRUE(judge_burst_clocks(burst_pair({-1, -1}, {1500, 1980}, 0, 0)).trusted) << "an unknown clock is not judged";
-}
-
-TEST(BurstClockRule, AGapTheOrderHoldsInEveryRoundUnderThePowerCapIsTheOrdersOwn) {
-  const auto v = judge_burst_clocks(burst_pair(kHungry, kCool, kClockReasonSwPowerCap, 0));
-  EXPECT_TRUE(v.trusted) << v.untrusted;
-  EXPECT_NE(v.note.find("the baseline ran at 1605-1650 MHz under the software power cap in all 6 rounds"),
-            std::string::npos) << v.note;
-  // The candidate the hungry one: the same rule, the other way round.
-  const auto w = judge_burst_clocks(burst_pair(kCool, kHungry, 0, kClockReasonSwPowerCap));
-  EXPECT_TRUE(w.trusted) << w.untrusted;
-  EXPECT_NE(w.note.find("the candidate ran at"), std::string::npos) << w.note;
+  c.baseline_ms = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
+  c.candidate_ms = {0.9, 1.1, 0.9, 1.1, 0.9, 1.1};
+  ASSERT_TRUE(judge_comparison(c));
+  EXPECT_FALSE(c.trusted);
+  EXPECT_NE(c.untrusted.find("the rounds disagree: 3 faster and 3 slower"), std::string::npos) << c.untrusted;
+  // A gap that changes sides from round to round is noise, not named.
+  SpeedComparison d;
+  d.baseline_ms = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
+  d.candidate_ms = {0.8, 0.8, 0.8, 0.8, 0.8, 0.8};
+  d.baseline_mhz = {1700, 1900, 1700, 1900, 1700, 1900};
+  d.candidate_mhz = {1900, 1700, 1900, 1700, 1900, 1700};
+  ASSERT_TRUE(judge_comparison(d));
+  EXPECT_TRUE(d.decisive());
+  EXPECT_TRUE(d.clock_note.empty()) << d.clock_note;
 }
 
-TEST(BurstClockRule, AnyDoubtLeavesTheGapDrift) {
-  struct Case {
-    const char* name;
-    SpeedComparison c;
-    const char* why;
-  };
-  std::vector<double> flipped = kCool;
-  flipped[3] = 1600;  // round 4: the swizzle below the identity
-  std::vector<double> overlapping = kCool;
-  overlapping[5] = 1640;  // still above its partner (1620), but below the identity's 1650 in round 1
-  std::vector<double> unknown = kCool;
-  unknown[2] = -1;
-  const Case cases[] = {
-      {"no power cap reported", burst_pair(kHungry, kCool, 0, 0), "the baseline did not report the power cap"},
-      {"the cap on the faster-clocked member only", burst_pair(kHungry, kCool, 0, kClockReasonSwPowerCap),
-       "the baseline did not report the power cap"},
-      {"a thermal slowdown", burst_pair(kHungry, kCool, kClockReasonSwPowerCap, 0x20), "thermal or hardware slowdown"},
-      {"the gap changes sides", burst_pair(kHungry, flipped, kClockReasonSwPowerCap, 0), "changed sides"},
-      {"a clock unknown in one round", burst_pair(kHungry, unknown, kClockReasonSwPowerCap, 0), "changed sides or a clock is unknown"},
-      {"ranges that overlap", burst_pair(kHungry, overlapping, kClockReasonSwPowerCap, 0), "overlap across rounds"},
-  };
-  for (const auto& k : cases) {
-    const auto v = judge_burst_clocks(k.c);
-    EXPECT_FALSE(v.trusted) << k.name;
-    EXPECT_TRUE(v.note.empty()) << k.name;
-    EXPECT_NE(v.untrusted.find("round 1 (1650 MHz baseline, 1800 MHz candidate"), std::string::npos) << k.name << ": " << v.untrusted;
-    EXPECT_NE(v.untrusted.find(k.why), std::string::npos) << k.name << ": " << v.untrusted;
-  }
+TEST(JudgeRules, ARegimeNotHeldIsUntrustedWithTheProgramsSentence) {
+  struct NotHeld final : MemberTimer {
+    std::size_t members() const override { return 2; }
+    Result<MemberSample> time(std::size_t m) override {
+      MemberSample s;
+      s.ms = m == 0 ? 2.0 : 1.0;
+      s.reached = m == 0;
+      s.problem = "one pass is too long for the window";
+      return s;
+    }
+    Status warm(std::size_t, double) override { return ok_status(); }
+    void pause(std::chrono::milliseconds) override {}
+    double now_s() const override { return 0; }
+  } timer;
+  auto t = run_tournament(timer, "sustained", judge(6, 6));
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_FALSE(t->candidates[0].decisive());
+  EXPECT_NE(t->candidates[0].untrusted.find("not reached in a candidate run: one pass is too long"), std::string::npos)
+      << t->candidates[0].untrusted;
 }
 
 }  // namespace
