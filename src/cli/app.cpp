@@ -14,7 +14,6 @@
 
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/util/process.h"
-#include "swizzleperf/util/text.h"
 
 namespace swz::cli {
 
@@ -101,10 +100,6 @@ int run_app(int argc, char** argv) {
       return kExitOk;
     }
     if (name == "--version") return cmd_version({});
-    // `version` takes nothing: an extra word is refused (exit 2) as every other command
-    // refuses an unexpected argument.
-    if (name == "version" && args.size() > 1 && args[1] != "--help" && args[1] != "-h")
-      return report_error("unexpected argument '" + one_line(args[1], 60) + "': version takes none (swizzleperf version)");
     set_json_errors(std::find(args.begin() + 1, args.end(), "--json") != args.end());
     for (const auto& c : commands())
       if (name == c.name) return c.run({args.begin() + 1, args.end()});

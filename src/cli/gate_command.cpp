@@ -105,8 +105,11 @@ int cmd_gate(const std::vector<std::string>& args) {
   config.iterations = 1;
   config.time_reps = r["reps"].as<int>();
   config.warmup = r["warmup"].as<int>();
-  if (auto s = r["size"].as<std::string>(); !s.empty() && !parse_int_list(s, config.size))
-    return report_error("--size '" + s + "' is not a comma-separated list of positive integers");
+  if (auto s = r["size"].as<std::string>(); !s.empty()) {
+    auto size = parse_size_option(s);
+    if (!size) return report_error(size.error().message);
+    config.size = std::move(*size);
+  }
   config.host_cxx = r["host-cxx"].as<std::string>();
   config.objective = Objective::time;
   config.recheck_rounds = rounds;

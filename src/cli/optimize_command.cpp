@@ -48,8 +48,11 @@ int cmd_optimize(const std::vector<std::string>& args) {
   asked.iterations = r["iterations"].as<int>();
   asked.time_reps = r["reps"].as<int>();
   asked.warmup = r["warmup"].as<int>();
-  if (auto s = r["size"].as<std::string>(); !s.empty() && !parse_int_list(s, asked.size))
-    return report_error("--size '" + s + "' is not a comma-separated list of positive integers");
+  if (auto s = r["size"].as<std::string>(); !s.empty()) {
+    auto size = parse_size_option(s);
+    if (!size) return report_error(size.error().message);
+    asked.size = std::move(*size);
+  }
   asked.host_cxx = r["host-cxx"].as<std::string>();
   asked.build_jobs = r["build-jobs"].as<int>();
   if (const auto e = read_objective_settings(r, asked); !e.empty()) return report_error(e);

@@ -344,33 +344,26 @@ std::string validate_options(const cxxopts::ParseResult& r) {
     if (!(t >= 0 && t <= 2)) return fmt::format("--temperature {}: use 0..2", t);
   }
   if (given(r, "size")) {
-    std::vector<int> size;
-    if (const auto s = r["size"].as<std::string>(); !s.empty() && !parse_int_list(s, size))
-      return "--size '" + one_line(s, 60) + "' is not a comma-separated list of positive integers (e.g. 4096,32768,1024)";
+    if (const auto s = r["size"].as<std::string>(); !s.empty())
+      if (auto size = parse_size_option(s); !size) return size.error().message;
   }
   return "";
 }
 
 std::string utc_stamp() { return utc_now("%Y%m%d-%H%M%S"); }
 
-bool parse_int_list(const std::string& s, std::vector<int>& out) {
-  out.clear();
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    try {
-      std::size_t idx = 0;
-      long v = std::stol(item, &idx);
-      if (idx != item.size() || v <= 0 || v > (1L << 30)) return false;
-      out.push_back(static_cast<int>(v));
-    } catch (...) {
-      return false;
-    }
-  }
-  return !out.empty();
+Result<std::vector<int>> parse_size_option(const std::string& value, const std::string& option) {
+  auto numbers = parse_positive_list(value, kMaxSizeValue);
+  if (!numbers) return make_error(option + " '" + one_line(value, 60) + "': " + numbers.error().message);
+  return std::vector<int>(numbers->begin(), numbers->end());
 }
 
-int cmd_version(const std::vector<std::string>&) {
+int cmd_version(const std::vector<std::string>& args) {
+  // `version` takes nothing: an extra word is refused (exit 2) as every other command
+  // refuses an unexpected argument.
+  for (const auto& a : args)
+    if (a != "--help" && a != "-h")
+      return report_error("unexpected argument '" + one_line(a, 60) + "': version takes none (swizzleperf version)");
   std::printf("swizzleperf %s\n", SWZ_VERSION);
   return kExitOk;
 }

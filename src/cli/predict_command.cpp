@@ -40,10 +40,9 @@ Result<ModelSettings> model_settings_from(const cxxopts::ParseResult& r) {
   const int launches = r["launches"].as<int>();
   if (launches < 1 || launches > 64) return make_error(fmt::format("--launches {}: from 1 to 64", launches));
   if (const auto size = r["size"].as<std::string>(); !size.empty()) {
-    // The limit of every command's --size: a size value is at most 2^30.
-    auto v = parse_positive_list(size, 1LL << 30);
-    if (!v) return make_error(fmt::format("--size '{}': {}", one_line(size, 60), v.error().message));
-    s.size = std::move(*v);
+    auto v = parse_size_option(size);
+    if (!v) return v.error();
+    s.size.assign(v->begin(), v->end());
   }
   s.footprint.host_compiler = r["host-cxx"].as<std::string>();
   s.footprint.support_dir = support_dir();

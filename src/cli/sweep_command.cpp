@@ -47,9 +47,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
   std::string item;
   while (std::getline(ss, item, ';')) {
     if (item.empty()) continue;
-    std::vector<int> s;
-    if (!parse_int_list(item, s)) return report_error("--sizes: '" + item + "' is not a comma list of positive integers");
-    opt.sizes.push_back(s);
+    auto s = parse_size_option(item, "--sizes");
+    if (!s) return report_error(s.error().message);
+    opt.sizes.push_back(std::move(*s));
   }
   if (opt.sizes.empty()) return report_error("sweep needs --sizes, e.g. --sizes \"2048,8192,1024;4096,32768,1024\"");
   if (auto run = r["run"].as<std::string>(); !run.empty()) {

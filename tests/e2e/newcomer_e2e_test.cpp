@@ -356,6 +356,21 @@ TEST(NewcomerE2E, PredictRefusesAGridOverTwoToThe32TilesAtOnce) {
   EXPECT_LT(s, 20.0) << "refused after listing tiles, not at once";
 }
 
+// Row 11: a number past a size's range says so, on every command that takes --size.
+TEST(NewcomerE2E, ASizeTooLargeIsOutOfRangeOnEveryCommand) {
+  TempDir tmp;
+  const auto bs = (source_dir() / "kernels" / "black_scholes.hip").string();
+  const std::string why = "--size '999999999999': 999999999999 is out of range (at most 1,073,741,824)";
+  for (const std::string command : {"predict", "optimize", "gate"}) {
+    SCOPED_TRACE(command);
+    auto r = run_cli({command, bs, "--size", "999999999999"}, tmp.path());
+    expect_error_line(r, 2, why);
+    EXPECT_FALSE(has(r.err, "comma-separated")) << r.err;
+  }
+  auto sweep = run_cli({"sweep", bs, "--run", "r", "--sizes", "64;999999999999"}, tmp.path());
+  expect_error_line(sweep, 2, "--sizes '999999999999': 999999999999 is out of range");
+}
+
 TEST(NewcomerE2E, DumpPromptUnderJsonIsJson) {
   TempDir tmp;
   const auto gemm = (source_dir() / "kernels" / "gemm.hip").string();

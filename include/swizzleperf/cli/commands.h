@@ -100,7 +100,13 @@ std::string validate_options(const cxxopts::ParseResult& r);
 // "20261123-114900": UTC now, for default run-dir names.
 std::string utc_stamp();
 
-// "a,b,c" -> ints; false on bad input.
-bool parse_int_list(const std::string& s, std::vector<int>& out);
+// The largest number in a --size: a program's size values are ints.
+constexpr long long kMaxSizeValue = 1LL << 30;
+// A --size value ("4096,32768,1024") as numbers, each from 1 to kMaxSizeValue (util/text
+// parse_positive_list). The Error is the whole message, naming `option`:
+// "--size '999999999999': 999999999999 is out of range (at most 1,073,741,824)",
+// "--size '1,x': 'x' is not a positive integer". Every command's --size (and sweep's
+// --sizes items) is read here.
+Result<std::vector<int>> parse_size_option(const std::string& value, const std::string& option = "--size");
 
 }  // namespace swz::cli
