@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -75,6 +76,64 @@ TEST(OptimizeE2E, FullRunThroughTheFakeToolchain) {
 
 // dump_tol 0 (gemm): the baseline records a digest, candidates are hashed on the
 // device and no candidate writes its output to disk.
+// The judge through the real binary on the fake toolchain's power-capped GPU (SWZ_FAKE_POWER,
+// tests/fakes/README.md): the identity order misses more, draws more power and runs at a lower
+// clock under the sustained cap; the judge names the winner in both regimes, says the clock gap
+// is the order's own, and records its tournaments.
+TEST(OptimizeE2E, TheJudgesTournamentOnAPowerCappedFakeGpu) {
+  TempDir tmp;
+  auto kernel = copy_kernel(tmp, "gemm");
+  const std::string epoch = "SWZ_FAKE_POWER_EPOCH=" + std::to_string(std::time(nullptr));
+  auto r = run_cli(fake_optimize_args(kernel, tmp / "run", 4), tmp.path(), {"SWZ_FAKE_POWER=1", epoch});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto h = load_json(tmp / "run" / "history.json");
+  const auto& judge = h["judge"];
+  ASSERT_GE(judge["finalists"].size(), 1u) << judge.dump();
+  ASSERT_EQ(judge["tournaments"].size(), 2u) << judge.dump();
+  EXPECT_EQ(judge["tournaments"][0]["regime"], "burst");
+  const auto& sustained = judge["tournaments"][1];
+  EXPECT_EQ(sustained["regime"], "sustained");
+  EXPECT_EQ(sustained["members"][0]["label"], "baseline");
+  EXPECT_EQ(sustained["members"][0]["ms"].size(), sustained["rounds"].get<std::size_t>());
+  EXPECT_LT(sustained["members"][0]["mhz"][0].get<double>(), sustained["members"][1]["mhz"][0].get<double>())
+      << "the identity draws more power: a lower clock";
+  EXPECT_EQ(sustained["order"].size(), sustained["rounds"].get<std::size_t>());
+  EXPECT_GT(sustained["warm_seconds"].get<double>(), 0.0);
+  EXPECT_TRUE(sustained["served"].get<bool>());
+  // The winner, significant in both regimes, its clock gap named.
+  const nlohmann::json* best = nullptr;
+  for (const auto& a : h["attempts"])
+    if (a.value("significant", false) && a.value("speedup", 0.0) > 1.0) best = &a;
+  ASSERT_NE(best, nullptr) << r.err;
+  const auto& s = (*best)["recheck"]["regimes"]["sustained"];
+  EXPECT_NE(s.value("clock_note", "").find("part of the gain is power headroom"), std::string::npos) << s.dump();
+  EXPECT_NE(r.err.find("judged "), std::string::npos) << r.err;
+}
+
+// A hardware slowdown in the baseline's runs alone (the fake's SWZ_FAKE_THROTTLED program,
+// its third serving request): no winner is named, and the run says why.
+TEST(OptimizeE2E, AThrottleOnlyTheBaselineSawNamesNoWinner) {
+  TempDir tmp;
+  auto kernel = copy_kernel(tmp, "gemm");
+  std::string text = read_text(kernel);
+  const auto begin = text.find("// swizzleperf:begin\n");
+  ASSERT_NE(begin, std::string::npos);
+  text.insert(begin + 21, "// SWZ_FAKE_THROTTLED\n");
+  write_text(kernel, text);
+  auto args = fake_optimize_args(kernel, tmp / "run", 2);
+  args.insert(args.end(), {"--regime", "burst"});
+  auto r = run_cli(args, tmp.path(), {"SWZ_FAKE_POWER=1", "SWZ_FAKE_THROTTLE_REQUEST=3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto h = load_json(tmp / "run" / "history.json");
+  bool flagged = false;
+  for (const auto& a : h["attempts"]) {
+    EXPECT_FALSE(a.value("significant", false)) << a.dump();
+    flagged = flagged || a["recheck"].value("untrusted", "").find("the baseline's runs only") != std::string::npos;
+  }
+  EXPECT_TRUE(flagged) << h["judge"].dump();
+  EXPECT_NE(r.err.find("hw_slowdown"), std::string::npos) << r.err;
+}
+
 TEST(OptimizeE2E, ExactKernelsAreComparedByDigestWithoutOutputFiles) {
   TempDir tmp;
   auto kernel = copy_kernel(tmp, "gemm");

@@ -54,6 +54,8 @@ const char* const kEmulatorBody = R"EMU(// swizzleperf fake_nvcc: the emulator's
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <unistd.h>
 #include <string>
 #include <vector>
 #include <time.h>
@@ -62,7 +64,7 @@ namespace swz_fake_emu {
 unsigned region_swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid);
 extern const char* const kKernel;
 extern const unsigned kDefM, kDefN;
-extern const bool kHang, kCrash, kWrong, kDumpDiff;
+extern const bool kHang, kCrash, kWrong, kDumpDiff, kThrottled;
 extern const int kNumDies;
 inline unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid g) {
   return region_swizzle_pid(pid, num_pids, g);
@@ -460,6 +462,34 @@ int run(int argc, char** argv) {
       scale = f && *f ? std::strtod(f, nullptr) : 1.05;
     }
     const double miss_frac = sectors > 0 ? m.misses / sectors : 0.0;
+    int mhz_min = sustained ? 1590 : 1980, mhz_med = sustained ? 1600 : 1980, reasons = sustained ? 4 : 0;
+    // SWZ_FAKE_POWER=1: a power-capped GPU (docs/timing.md's physics, a model for tests). The
+    // order's DRAM traffic (its miss fraction) draws power; above the cap (700 W in a burst,
+    // 600 W sustained) the clock drops until the compute part's power (~clock^2) fits, and
+    // only the compute part of the time (1.0 of base) slows with it. The cap slides 0.3 % a
+    // second since SWZ_FAKE_POWER_EPOCH (unix seconds; every program alike: drift), each
+    // request's time carries +-0.5 % noise, and with SWZ_FAKE_THROTTLE_REQUEST=N a program
+    // whose region says SWZ_FAKE_THROTTLED runs its N-th request (counted per process: serve
+    // mode) at 70 % clock reporting a hardware slowdown (0x8): an event one member alone saw.
+    if (env_on("SWZ_FAKE_POWER")) {
+      static unsigned long requests = 0;
+      ++requests;
+      const char* epoch = std::getenv("SWZ_FAKE_POWER_EPOCH");
+      const double since = epoch && *epoch ? std::max(0.0, (double)time(nullptr) - std::strtod(epoch, nullptr)) : 0.0;
+      const double cap = (sustained ? 600.0 : 700.0) * (1.0 - 0.003 * since);
+      const double budget = cap - 100.0 - 250.0 * miss_frac;
+      double mhz = budget >= 450.0 ? 1980.0 : 1980.0 * std::sqrt(std::max(budget, 22.5) / 450.0);
+      reasons = mhz < 1980.0 ? 4 : 0;
+      const char* tr = std::getenv("SWZ_FAKE_THROTTLE_REQUEST");
+      if (kThrottled && tr && std::strtoul(tr, nullptr, 10) == requests) {
+        mhz *= 0.7;
+        reasons |= 8;
+      }
+      const unsigned long h = (unsigned long)getpid() * 2654435761ul + requests * 40503ul;
+      const double noise = 1.0 + 0.005 * ((double)(h % 2001) / 1000.0 - 1.0);
+      scale = ((1.0 * 1980.0 / mhz) + (base - 1.0)) / base * noise;
+      mhz_min = mhz_med = (int)std::lround(mhz);
+    }
     const char* discards_env = std::getenv("SWZ_FAKE_DISCARDS");
     const unsigned long discarded = !sustained && discards_env ? std::strtoul(discards_env, nullptr, 10) : 0;
     const char* nr = std::getenv("SWZ_FAKE_NOT_REACHED");
@@ -470,7 +500,7 @@ int run(int argc, char** argv) {
     for (unsigned long r = 0; r < reps; ++r) emit("%s%.9g", r ? "," : "", t[r] * scale);
     emit("],\"telemetry\":\"fake\",\"sm_mhz_min\":%d,\"sm_mhz_median\":%d,\"sm_mhz_reference\":1980,"
          "\"clock_reasons\":%d,\"discarded\":%lu,\"throttle_threshold\":%g,",
-         sustained ? 1590 : 1980, sustained ? 1600 : 1980, sustained ? 4 : 0, discarded, threshold);
+         mhz_min, mhz_med, reasons, discarded, threshold);
     if (sustained) emit("\"energy_mj_per_run\":%.9g,", median * scale * (300.0 + 200.0 * miss_frac));
     else emit("\"energy_mj_per_run\":null,");
     if (reached) emit("\"regime_reached\":true}\n");
@@ -814,6 +844,7 @@ int main(int argc, char** argv) {
          << "extern const bool kCrash = " << (fault == "crash" || region.find("SWZ_FAKE_CRASH") != std::string::npos) << ";\n"
          << "extern const bool kWrong = " << (region.find("SWZ_FAKE_WRONG") != std::string::npos) << ";\n"
          << "extern const bool kDumpDiff = " << (region.find("SWZ_FAKE_DUMP_DIFF") != std::string::npos) << ";\n"
+         << "extern const bool kThrottled = " << (region.find("SWZ_FAKE_THROTTLED") != std::string::npos) << ";\n"
          << "extern const int kNumDies = SWZ_NUM_DIES;\n"
          << "}  // namespace swz_fake_emu\n";
     emu = head + tail.str();
