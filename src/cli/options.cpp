@@ -82,7 +82,9 @@ void add_regime_options(cxxopts::Options& o) {
       ("max-rounds", "the judge's most rounds per regime: it stops earlier once one candidate is left and decisive",
        cxxopts::value<int>()->default_value("12"))
       ("judge-seconds", "the judge's time budget per regime: no round starts after it (the --rounds least always run); "
-                        "more buys narrower intervals", cxxopts::value<double>()->default_value("30"));
+                        "more buys narrower intervals. With every default a run on a GEMM like kernels/tc/gemm_tc.hip "
+                        "took about 80 s in all, the judge about 40 s of it (docs/timing.md)",
+       cxxopts::value<double>()->default_value("30"));
 }
 
 bool objective_options_from(const cxxopts::ParseResult& r, Objective& objective, int& rounds, RegimeSettings& timing,

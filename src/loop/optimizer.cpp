@@ -414,7 +414,10 @@ Status Optimizer::judge_finalists() {
       exes.push_back(attempt_dir(a.iteration) / "kernel");
       record["finalists"].push_back({{"iteration", a.iteration}, {"label", a.label}, {"one_shot_speedup", a.speedup.value_or(0)}});
     }
-    if (auto st = ensure_exe(baseline_dir()); !st) return st;
+    if (auto st = ensure_exe(baseline_dir()); !st) {  // recorded, as a finalist's own rebuild failure is
+      for (Attempt* a : finalists) a->recheck["error"] = st.error().message;
+      finalists.clear();
+    }
     if (!finalists.empty()) {
       spdlog::info("speed judge: the baseline and {} finalist(s), interleaved, {}", finalists.size(),
                    c.timing.regime == Regime::both ? "burst then sustained" : to_string(c.timing.regime));
