@@ -186,6 +186,15 @@ struct Outcome {
   double best_speedup = 0;    // largest significant speedup of a member
 };
 
+// Faster than the baseline as far as the search can tell: the speed judge's verdict where
+// there is one, else the one-shot screening beyond its noise (the judge re-times the
+// finalists only after the search, so during it no candidate has a verdict yet).
+constexpr double kScreeningNoise = 0.02;
+bool looks_faster(const Attempt& a) {
+  if (a.significant) return significantly_faster(a);
+  return a.speedup && *a.speedup > 1.0 + kScreeningNoise;
+}
+
 // One attempt's measured outcome, L2 and speed (with the re-check's interval when it had one).
 std::string outcome_text(const Attempt& a) {
   std::string t = a.metrics && a.metrics->l2_hit_pct ? fmt::format("L2 hit {:.2f}%", *a.metrics->l2_hit_pct) : "validated";
@@ -458,9 +467,9 @@ Result<Proposal> BuiltinProposer::propose_assuming(const ProposalContext& ctx,
   std::map<std::string, Outcome> family;
   std::set<std::pair<std::string, int>> tried;
   const Attempt* best = nullptr;
-  // Under --objective time a family is refined only when a member was significantly
-  // faster: one that raised L2 but slowed the kernel (or was not significantly faster)
-  // is not refined. Under l2, the paper's reflection on L2 alone.
+  // Under --objective time a family is refined only when a member was faster (looks_faster:
+  // its screening beyond noise, or the judge's verdict): one that raised L2 but slowed the
+  // kernel (or was no faster) is not refined. Under l2, the paper's reflection on L2 alone.
   const Objective objective = ctx.history.objective();
   for (const auto& a : ctx.history.attempts) {
     if (!a.proposal.contains("family")) continue;  // another proposer's attempt
@@ -482,11 +491,11 @@ Result<Proposal> BuiltinProposer::propose_assuming(const ProposalContext& ctx,
           o.best_l2 = std::max(o.best_l2, *a.metrics->l2_hit_pct);
           if (baseline_l2 >= 0 && *a.metrics->l2_hit_pct < baseline_l2 - 1.0 && o.best_l2 < baseline_l2) o.regressed = true;
         }
-        if (significantly_faster(a)) {
+        if (looks_faster(a)) {
           o.faster = true;
           o.best_speedup = std::max(o.best_speedup, a.speedup.value_or(0));
         }
-        if (objective == Objective::time ? significantly_faster(a) && (!best || better_attempt(a, *best, objective))
+        if (objective == Objective::time ? looks_faster(a) && (!best || better_attempt(a, *best, objective))
                                          : (!best || better_attempt(a, *best)))
           best = &a;
         break;
@@ -562,7 +571,7 @@ Result<Proposal> BuiltinProposer::propose_assuming(const ProposalContext& ctx,
           pick = c;
           why = objective == Objective::time
                     ? fmt::format("refining family {} around its best parameter {} (objective time: its best member is "
-                                  "significantly faster, {:.3f}x; best L2 hit in this family {:.2f}%)",
+                                  "faster, {:.3f}x; best L2 hit in this family {:.2f}%)",
                                   f, centre, family[f].best_speedup, family[f].best_l2)
                     : fmt::format("refining family {} around its best parameter {} (best L2 hit in this family so far {:.2f}%)",
                                   f, centre, family[f].best_l2);
@@ -587,7 +596,7 @@ Result<Proposal> BuiltinProposer::propose_assuming(const ProposalContext& ctx,
   std::vector<std::string> dropped;
   for (const auto& [f, o] : family) {
     if (o.broken || o.regressed) dropped.push_back(f + (o.broken ? " (broke)" : " (regressed L2)"));
-    else if (objective == Objective::time && !o.faster) dropped.push_back(f + " (not significantly faster)");
+    else if (objective == Objective::time && !o.faster) dropped.push_back(f + " (not faster)");
   }
   prop.rationale = dropped.empty() ? "no family dropped so far" : fmt::format("dropped: {}", fmt::join(dropped, ", "));
   return prop;
