@@ -82,8 +82,8 @@ void add_regime_options(cxxopts::Options& o) {
       ("max-rounds", "the judge's most rounds per regime: it stops earlier once one candidate is left and decisive",
        cxxopts::value<int>()->default_value("12"))
       ("judge-seconds", "the judge's time budget per regime: no round starts after it (the --rounds least always run); "
-                        "more buys narrower intervals. With every default a run on a GEMM like kernels/tc/gemm_tc.hip "
-                        "took about 80 s in all, the judge about 40 s of it (docs/timing.md)",
+                        "more buys narrower intervals. With every default the judge took about 40 s on a GEMM like "
+                        "kernels/tc/gemm_tc.hip, whose whole run took about 80 s screening 5 candidates (docs/timing.md)",
        cxxopts::value<double>()->default_value("30"));
 }
 
