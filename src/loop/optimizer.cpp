@@ -13,10 +13,8 @@
 
 #include "swizzleperf/core/mapping_check.h"
 #include "swizzleperf/loop/finalists.h"
-#include "swizzleperf/model/footprint_source.h"
-#include "swizzleperf/model/machine_model.h"
+#include "swizzleperf/loop/locality_setup.h"
 #include "swizzleperf/util/file_io.h"
-#include "swizzleperf/util/name_pattern.h"
 #include "swizzleperf/util/text.h"
 
 namespace swz {
@@ -24,66 +22,6 @@ namespace swz {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Registers per thread from the compiler's own report of the baseline's build (cuobjdump on
-// NVIDIA, the code objects' metadata on AMD: VGPRs + AGPRs per lane): a footprint section can
-// only declare a bound (__launch_bounds__), and residency follows the real count (gemm_tc: 255
-// per thread, one block per SM). A launch whose block names its kernel takes that function's
-// count; any other launch takes the most among the kernels the program's kernel_regex
-// matches. Where neither can be had (another backend, no cuobjdump, no match) the footprint's
-// declaration stands. The machine's provenance says which, launch by launch where they differ.
-void use_compiler_registers(Backend& backend, const fs::path& exe, const std::string& kernel_regex, ProgramFootprint& fp,
-                            MachineModel& machine) {
-  auto report = backend.resource_usage(exe);
-  auto pattern = NamePattern::compile(kernel_regex);
-  std::optional<MatchedRegisters> m;
-  if (report && pattern) m = registers_of(*report, *pattern);
-  if (m && m->registers == 0) m.reset();
-  const std::string tool = backend.name() == "cuda" ? "cuobjdump" : backend.name() == "hip" ? "llvm-readelf --notes" : backend.name();
-  std::vector<std::pair<std::string, unsigned>> named;  // kernel -> count, in launch order, once each
-  std::vector<std::string> missing;                     // named kernels the report lacks, once each
-  unsigned by_pattern = 0, declared = 0;
-  for (auto& l : fp.launches) {
-    std::optional<MatchedRegisters> k;
-    if (report && !l.block.kernel.empty()) k = registers_of_kernel(*report, l.block.kernel);
-    if (k && k->registers > 0) {
-      l.block.registers = k->registers;
-      if (std::find_if(named.begin(), named.end(), [&](const auto& p) { return p.first == l.block.kernel; }) == named.end())
-        named.emplace_back(l.block.kernel, k->registers);
-      continue;
-    }
-    if (report && !l.block.kernel.empty() && std::find(missing.begin(), missing.end(), l.block.kernel) == missing.end())
-      missing.push_back(l.block.kernel);
-    if (m) {
-      l.block.registers = m->registers;
-      ++by_pattern;
-    } else {
-      ++declared;
-    }
-  }
-  const std::string by_regex = m ? fmt::format("{} per thread, the most of the {} kernel(s) matching '{}'", m->registers,
-                                                m->functions, kernel_regex)
-                                 : std::string();
-  std::string lacks;
-  for (std::size_t i = 0; i < missing.size(); ++i) lacks += (i ? ", " : "") + missing[i];
-  if (!lacks.empty()) lacks = "; the report has no kernel named " + lacks;
-  if (named.empty() && !m) {
-    const std::string why = !report ? report.error().message
-                            : !pattern ? "the program's kernel_regex: " + pattern.error().message
-                                       : "no kernel in the report matches '" + kernel_regex + "'";
-    machine.provenance["registers"] = "declared by the footprint section (no compiler report: " + why + lacks + ")";
-    return;
-  }
-  if (named.empty()) {
-    machine.provenance["registers"] = fmt::format("compiler report ({}): {}{}", tool, by_regex, lacks);
-    return;
-  }
-  std::string text = fmt::format("compiler report ({}), per launch by its kernel:", tool);
-  for (std::size_t i = 0; i < named.size(); ++i) text += fmt::format("{} {} {}", i ? "," : "", named[i].first, named[i].second);
-  if (by_pattern > 0) text += fmt::format("; {} other launch(es): {}", by_pattern, by_regex);
-  if (declared > 0) text += fmt::format("; {} other launch(es) as the footprint section declares", declared);
-  machine.provenance["registers"] = text + lacks;
-}
 
 double secs_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -153,33 +91,7 @@ ProposalContext Optimizer::proposal_context(TileGrid grid, const fs::path& dir, 
 void Optimizer::load_predictor(const ProgramInfo& program) {
   const RunConfig& c = state_.history.config;
   if (predictor_ || c.locality_model != "on") return;
-  auto machine = machine_model(hw_);
-  if (!machine) {
-    spdlog::info("locality model: none ({})", machine.error().message);
-    return;
-  }
-  FootprintSourceOptions fo;
-  fo.host_compiler = c.host_cxx;
-  fo.support_dir = support_dir();
-  fo.cache_dir = default_footprint_cache_dir();
-  std::vector<long long> size(c.size.begin(), c.size.end());
-  auto fp = load_footprint(state_.kernel, size, fo, runner_);
-  if (!fp) {
-    spdlog::info("locality model: none ({})", fp.error().message);
-    return;
-  }
-  if (fp->launches.empty()) return;
-  use_compiler_registers(backend_, baseline_dir() / "kernel", program.kernel_regex, *fp, *machine);
-  spdlog::info("locality model: registers {}", machine->provenance["registers"]);
-  auto p = std::make_shared<LocalityPredictor>(std::move(*fp), std::move(*machine), fast_sim_options());
-  if (p->main_grid().m != program.grid.m || p->main_grid().n != program.grid.n) {
-    spdlog::warn("locality model: none (the footprint's grid {}x{} is not the program's {}x{}: fix the footprint section)",
-                 p->main_grid().m, p->main_grid().n, program.grid.m, program.grid.n);
-    return;
-  }
-  predictor_ = std::move(p);
-  spdlog::info("locality model: ranking candidates by predicted L2 hit rate ({} launch(es) of {} simulated)",
-               predictor_->footprint().launches.size(), predictor_->footprint().launches_total);
+  predictor_ = load_locality_predictor(backend_, runner_, state_.kernel, c, hw_, program, baseline_dir() / "kernel");
 }
 
 Status Optimizer::start() {
