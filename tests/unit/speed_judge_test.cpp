@@ -194,10 +194,10 @@ using test::SimMember;
 
 // gemm_tc's pair as the H100 showed it: the identity streams its weights from DRAM (and
 // draws the power for it), the grouped order reads them from L2.
-const SimMember kIdentity{0.80, 0.15, 1.0};
-const SimMember kGrouped{0.72, 0.05, 0.3};
+const SimMember kHungryIdentity{0.80, 0.15, 1.0};
+const SimMember kCoolGrouped{0.72, 0.05, 0.3};
 
-PowerModel sustained_model(unsigned seed = 1) {
+PowerModel power_capped_sustained(unsigned seed = 1) {
   PowerModel m;
   m.sustained = true;
   m.seed = seed;
@@ -205,7 +205,7 @@ PowerModel sustained_model(unsigned seed = 1) {
   return m;
 }
 
-JudgeSettings judge(int min_rounds = 6, int max_rounds = 12) {
+JudgeSettings tournament_settings(int min_rounds = 6, int max_rounds = 12) {
   JudgeSettings j;
   j.min_rounds = min_rounds;
   j.max_rounds = max_rounds;
@@ -214,9 +214,9 @@ JudgeSettings judge(int min_rounds = 6, int max_rounds = 12) {
 }
 
 TEST(Tournament, NamesAPowerHeadroomWinAsTheOrdersOwnEffect) {
-  test::PowerCappedGpu gpu({kIdentity, kGrouped}, sustained_model());
+  test::PowerCappedGpu gpu({kHungryIdentity, kCoolGrouped}, power_capped_sustained());
   ASSERT_LT(gpu.clock_mhz(0), gpu.clock_mhz(1) * 0.95) << "the model's identity must run at a lower clock";
-  auto t = run_tournament(gpu, "sustained", judge(), {"identity", "grouped_m(G=8)"});
+  auto t = run_tournament(gpu, "sustained", tournament_settings(), {"identity", "grouped_m(G=8)"});
   ASSERT_TRUE(t) << t.error().message;
   const SpeedComparison& c = t->candidates[0];
   EXPECT_TRUE(c.decisive()) << c.untrusted;
@@ -239,11 +239,11 @@ TEST(Tournament, NamesAPowerHeadroomWinAsTheOrdersOwnEffect) {
 }
 
 TEST(Tournament, NamesNoWinnerOnAnEqualPairUnderDrift) {
-  PowerModel m = sustained_model(7);
+  PowerModel m = power_capped_sustained(7);
   m.drift_per_s = -0.01;  // 1 % of the cap per second: ~25 % over the tournament
   m.noise = 0.01;
-  test::PowerCappedGpu gpu({kIdentity, kIdentity}, m);
-  auto t = run_tournament(gpu, "sustained", judge());
+  test::PowerCappedGpu gpu({kHungryIdentity, kHungryIdentity}, m);
+  auto t = run_tournament(gpu, "sustained", tournament_settings());
   ASSERT_TRUE(t) << t.error().message;
   const SpeedComparison& c = t->candidates[0];
   EXPECT_FALSE(c.ratio.significant) << format_ratio(c.ratio);
@@ -254,9 +254,9 @@ TEST(Tournament, NamesNoWinnerOnAnEqualPairUnderDrift) {
 
 TEST(Tournament, FlagsAThrottleOnlyOneMemberSaw) {
   PowerModel m;  // burst
-  test::PowerCappedGpu gpu({kIdentity, kGrouped}, m);
+  test::PowerCappedGpu gpu({kHungryIdentity, kCoolGrouped}, m);
   gpu.throttle(1, 3);
-  auto t = run_tournament(gpu, "burst", judge(6, 6));
+  auto t = run_tournament(gpu, "burst", tournament_settings(6, 6));
   ASSERT_TRUE(t) << t.error().message;
   const SpeedComparison& c = t->candidates[0];
   EXPECT_FALSE(c.trusted);
@@ -266,14 +266,14 @@ TEST(Tournament, FlagsAThrottleOnlyOneMemberSaw) {
 }
 
 TEST(Tournament, StopsEarlyOnADecisivePairAndRunsOnWhenUndecided) {
-  test::PowerCappedGpu fast({kIdentity, kGrouped}, PowerModel{});
-  auto t = run_tournament(fast, "burst", judge(6, 40));
+  test::PowerCappedGpu fast({kHungryIdentity, kCoolGrouped}, PowerModel{});
+  auto t = run_tournament(fast, "burst", tournament_settings(6, 40));
   ASSERT_TRUE(t) << t.error().message;
   EXPECT_EQ(t->rounds, 6);
   EXPECT_EQ(fast.requests()[0], 6);
   // An undecided one runs to the budget in simulated seconds, not to --max-rounds.
-  test::PowerCappedGpu equal({kGrouped, kGrouped}, PowerModel{});
-  JudgeSettings j = judge(6, 40);
+  test::PowerCappedGpu equal({kCoolGrouped, kCoolGrouped}, PowerModel{});
+  JudgeSettings j = tournament_settings(6, 40);
   j.budget_s = 2.0;
   j.pause = std::chrono::milliseconds(100);
   auto u = run_tournament(equal, "burst", j);
@@ -286,8 +286,8 @@ TEST(Tournament, StopsEarlyOnADecisivePairAndRunsOnWhenUndecided) {
 TEST(Tournament, AMemberSignificantlySlowerThanTheLeaderLeavesTheRace) {
   const SimMember slow{0.78, 0.15, 1.0};  // a little better than the identity, far behind grouped
   const SimMember twin{0.72, 0.05, 0.3};
-  test::PowerCappedGpu gpu({kIdentity, slow, kGrouped, twin}, PowerModel{});
-  auto t = run_tournament(gpu, "burst", judge(6, 10), {"identity", "slow", "grouped", "twin"});
+  test::PowerCappedGpu gpu({kHungryIdentity, slow, kCoolGrouped, twin}, PowerModel{});
+  auto t = run_tournament(gpu, "burst", tournament_settings(6, 10), {"identity", "slow", "grouped", "twin"});
   ASSERT_TRUE(t) << t.error().message;
   EXPECT_EQ(t->candidates[0].left_after, 6) << "left after the first look";
   EXPECT_NE(t->candidates[0].left_because.find("significantly slower than"), std::string::npos);
@@ -303,12 +303,12 @@ TEST(Tournament, AMemberSignificantlySlowerThanTheLeaderLeavesTheRace) {
 }
 
 TEST(Tournament, ARatioThatTrendsWithTimeIsUntrusted) {
-  SimMember drifting = kGrouped;
+  SimMember drifting = kCoolGrouped;
   drifting.self_drift_per_s = 0.02;  // the candidate alone slows by 2 % per second
   PowerModel m;
   m.noise = 0.001;
-  test::PowerCappedGpu gpu({kIdentity, drifting}, m);
-  JudgeSettings j = judge(12, 12);
+  test::PowerCappedGpu gpu({kHungryIdentity, drifting}, m);
+  JudgeSettings j = tournament_settings(12, 12);
   j.pause = std::chrono::milliseconds(1000);
   auto t = run_tournament(gpu, "burst", j);
   ASSERT_TRUE(t) << t.error().message;
@@ -361,7 +361,7 @@ TEST(JudgeRules, ARegimeNotHeldIsUntrustedWithTheProgramsSentence) {
     void pause(std::chrono::milliseconds) override {}
     double now_s() const override { return 0; }
   } timer;
-  auto t = run_tournament(timer, "sustained", judge(6, 6));
+  auto t = run_tournament(timer, "sustained", tournament_settings(6, 6));
   ASSERT_TRUE(t) << t.error().message;
   EXPECT_FALSE(t->candidates[0].decisive());
   EXPECT_NE(t->candidates[0].untrusted.find("not reached in a candidate run: one pass is too long"), std::string::npos)
