@@ -91,6 +91,8 @@ LaunchWindow profile_window(int total, int max_launches) {
 
 bool amd_gpu_present() { return ::access("/dev/kfd", F_OK) == 0; }
 
+bool nvidia_gpu_present() { return ::access("/dev/nvidia0", F_OK) == 0 || !find_executable("nvidia-smi").empty(); }
+
 std::string tool_or_default(const std::string& configured, const char* name, const char* fallback) {
   if (!configured.empty()) return configured;
   if (!find_executable(name).empty()) return name;
@@ -115,6 +117,7 @@ Result<BuildResult> Backend::run_compiler(std::vector<std::string> argv, const s
       if (b.log.find(cause) != std::string::npos) {
         b.failure = tool + " could not write its files (" + std::string(cause) + "): the kernel was not judged; "
                     "free space or choose a writable directory";
+        b.could_not_write = true;
         break;
       }
   }

@@ -1,19 +1,11 @@
 #include "swizzleperf/backend/backend_factory.h"
 
-#include <unistd.h>
-
 #include "swizzleperf/backend/cuda_backend.h"
 #include "swizzleperf/backend/hip_backend.h"
 #include "swizzleperf/backend/triton_backend.h"
 #include "swizzleperf/core/kernel_source.h"
 
 namespace swz {
-
-namespace {
-
-bool have_device_node(const char* path) { return ::access(path, F_OK) == 0; }
-
-}  // namespace
 
 Result<std::unique_ptr<Backend>> make_backend(const std::string& which, ProcessRunner& runner,
                                               const ToolOptions& tools) {
@@ -23,7 +15,7 @@ Result<std::unique_ptr<Backend>> make_backend(const std::string& which, ProcessR
   if (which != "auto")
     return make_error("unknown backend '" + which + "': use auto, cuda, hip or triton");
   const bool amd_gpu = amd_gpu_present();
-  const bool nvidia_gpu = have_device_node("/dev/nvidia0") || !find_executable("nvidia-smi").empty();
+  const bool nvidia_gpu = nvidia_gpu_present();
   HipBackend hip(runner, tools);
   CudaBackend cuda(runner, tools);
   if (amd_gpu && !find_executable(hip.profiler_path()).empty())

@@ -8,6 +8,7 @@
 #include "swizzleperf/backend/hip_backend.h"
 #include "swizzleperf/core/kernel_source.h"
 #include "swizzleperf/core/valid_region.h"
+#include "swizzleperf/util/file_io.h"
 
 namespace swz::cli {
 
@@ -32,6 +33,10 @@ int cmd_build(const std::vector<std::string>& args) {
   if (std::error_code ec; std::filesystem::is_directory(out, ec))
     return report_error("-o " + out + " is a directory: give the path of the program to write (e.g. " +
                         (std::filesystem::path(out) / k->name()).string() + ")");
+  // A directory the compiler cannot write into: the system's reason in one line, not the
+  // linker's own lines after the compile.
+  if (auto st = check_can_write(out); !st)
+    return report_error(st.error().message + " (give -o a path in a writable directory)");
   auto resolved = backend_for_kernel(r["backend"].as<std::string>(), k->path());
   if (!resolved) return report_error(resolved.error().message);
   std::string which = *resolved;
@@ -45,18 +50,31 @@ int cmd_build(const std::vector<std::string>& args) {
   auto backend = make_backend(which, runner, tools);
   if (!backend) return report_error(backend.error().message);
   if (auto st = (*backend)->preflight(false); !st) return report_error(st.error().message);
+  // No --arch: the GPU here, if the backend's vendor has one (nvcc's -arch=native); else
+  // an assumed machine, said in the closing line (nvcc's -arch=native without a GPU warns
+  // and builds for an old default with one die).
+  std::string arch = tools.arch, assumed;
+  if (arch.empty()) {
+    if (which == "hip") {
+      arch = HipBackend::kDefaultArch;
+      assumed = std::string("no --arch: built for ") + arch + ", an AMD MI300X";
+    } else if (!nvidia_gpu_present()) {
+      arch = "sm_90";
+      assumed = "no --arch and no NVIDIA GPU here: built for sm_90, an NVIDIA H100";
+    }
+  }
   int dies = r["dies"].as<int>();
   if (dies <= 0) {
-    auto hw = tools.arch.empty() ? Result<HardwareProfile>(make_error("")) : profile_from_arch(tools.arch);
+    auto hw = arch.empty() ? Result<HardwareProfile>(make_error("")) : profile_from_arch(arch);
     dies = hw ? hw->num_dies : 1;
   }
-  std::string arch = tools.arch;
-  if (arch.empty() && which == "hip") arch = HipBackend::kDefaultArch;
   auto built = (*backend)->build({k->path(), out, dies, arch});
   if (!built) return report_error(built.error().message);
-  std::fputs(built->log.c_str(), stderr);
+  // The compiler's diagnostics, except when it could not write its output: the one line says so.
+  if (!built->could_not_write) std::fputs(built->log.c_str(), stderr);
   if (!built->ok) return report_error(k->path().string() + " does not build: " + built->failure);
-  std::printf("built %s (%s, SWZ_NUM_DIES=%d)\n", out.c_str(), (*backend)->name().c_str(), dies);
+  std::printf("built %s (%s, SWZ_NUM_DIES=%d)%s\n", out.c_str(), (*backend)->name().c_str(), dies,
+              assumed.empty() ? "" : ("; " + assumed + " (pass --arch for another)").c_str());
   return kExitOk;
 }
 

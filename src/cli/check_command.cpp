@@ -257,7 +257,9 @@ int cmd_check(const std::vector<std::string>& args) {
   o.positional_help("KERNEL.hip|.cu|.py...");
   o.add_options()("kernels", "kernel files", cxxopts::value<std::vector<std::string>>())("h,help", "show this help");
   o.add_options("Hardware model")
-      ("arch", "arch whose die model to use: gfx942/mi300x (8 XCDs), sm_90/h100, ...", cxxopts::value<std::string>()->default_value("gfx942"))
+      ("arch", "arch whose die model to use: gfx942/mi300x (8 XCDs), sm_90/h100, ... (default: from the GPU present, else "
+               "the files and the compilers present: sm_90 for .cu files, else gfx942, said in the first line)",
+       cxxopts::value<std::string>()->default_value(""))
       ("dies", "override the die count (round-robin dispatch; 0: the arch's)", cxxopts::value<int>()->default_value("0"))
       ("probe", "use the dispatch model measured by `swizzleperf probe` (its hardware.json)", cxxopts::value<std::string>()->default_value(""));
   o.add_options("Check")
@@ -284,7 +286,16 @@ int cmd_check(const std::vector<std::string>& args) {
   if (auto done = parse_command(o, args, "check", {"", "Hardware model", "Check", "Output"}, r)) return *done;
   if (!r.count("kernels")) return report_error("check needs kernel files: swizzleperf check KERNEL.hip...");
   CheckSettings s;
-  auto hw = hardware_from_options(r["arch"].as<std::string>(), r["dies"].as<int>(), r["probe"].as<std::string>());
+  std::string arch = r["arch"].as<std::string>();
+  const std::string probe = r["probe"].as<std::string>();
+  std::optional<ArchChoice> arch_choice;
+  if (arch.empty() && probe.empty()) {
+    const auto files = r["kernels"].as<std::vector<std::string>>();
+    arch_choice = default_arch({files.begin(), files.end()},
+                               machine_facts(r["nvcc"].as<std::string>(), r["hipcc"].as<std::string>()));
+    arch = arch_choice->arch;
+  }
+  auto hw = hardware_from_options(arch, r["dies"].as<int>(), probe);
   if (!hw) return report_error(hw.error().message);
   s.hw = *hw;
   s.predict = r.count("predict") > 0;
@@ -402,14 +413,13 @@ int cmd_check(const std::vector<std::string>& args) {
     };
   }
   const bool json = r.count("json") > 0;
-  if (!json)
-    std::printf("model: %s, %d die(s), dispatch %s [%s]\n", s.hw.arch.c_str(), s.hw.num_dies, s.hw.dispatch.kind.c_str(),
-                s.hw.dispatch.source.c_str());
+  if (!json) std::printf("%s\n", model_line(s.hw, arch_choice ? &*arch_choice : nullptr).c_str());
   const auto work = std::filesystem::temp_directory_path() / fmt::format("swizzleperf-check-{}", ::getpid());
   s.mapping = MappingCheckOptions{r["host-cxx"].as<std::string>(), work, std::chrono::seconds(r["check-timeout"].as<int>())};
   JUnitSuite suite{"swizzleperf check", now_iso8601(), {}};
   nlohmann::json out = {{"hardware", {{"arch", s.hw.arch}, {"num_dies", s.hw.num_dies}, {"dispatch", s.hw.dispatch}}},
                         {"kernels", nlohmann::json::array()}};
+  if (arch_choice) out["arch_chosen"] = {{"arch", arch_choice->arch}, {"because", arch_choice->why}};
   int failed = 0;
   for (std::size_t ki = 0; ki < kernels.size(); ++ki) {
     const auto& k = kernels[ki];

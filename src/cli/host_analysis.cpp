@@ -13,13 +13,8 @@
 
 namespace swz::cli {
 
-int host_only_analysis(const KernelSource& kernel, const std::string& arch, const std::string& host_cxx,
-                       const std::string& why, bool json) {
-  if (!json)
-    std::fprintf(stderr, "swizzleperf: %s: measuring nothing; checking the built-in proposer's candidates on the host instead\n",
-                 why.c_str());
-  auto hw = profile_from_arch(arch.empty() ? "gfx942" : arch);
-  if (!hw) return report_error(hw.error().message);
+int host_only_analysis(const KernelSource& kernel, const HardwareProfile& hw, const ArchChoice* choice,
+                       const std::string& host_cxx, const std::string& why, bool json) {
   if (!kernel.default_grid())
     return report_error(kernel.path().string() + " has no '" + comment_prefix(kernel.language()) +
                         " swizzleperf:default-grid MxN' comment, needed without a GPU");
@@ -28,20 +23,22 @@ int host_only_analysis(const KernelSource& kernel, const std::string& arch, cons
   RealProcessRunner runner;
   MappingCheckOptions mo{host_cxx, work, std::chrono::seconds(60)};
   nlohmann::json out = {{"measured", false}, {"reason", why}, {"kernel", kernel.path().string()},
-                        {"hardware", {{"arch", hw->arch}, {"num_dies", hw->num_dies}, {"dispatch", hw->dispatch}}},
+                        {"hardware", {{"arch", hw.arch}, {"num_dies", hw.num_dies}, {"dispatch", hw.dispatch}}},
                         {"grid", {{"m", grid.m}, {"n", grid.n}}}, {"candidates", nlohmann::json::array()}};
+  if (choice) out["arch_chosen"] = {{"arch", choice->arch}, {"because", choice->why}};
   if (!json) {
-    std::printf("model: %s, %d die(s), dispatch %s [%s]; tile grid %ux%u\n", hw->arch.c_str(), hw->num_dies,
-                hw->dispatch.kind.c_str(), hw->dispatch.source.c_str(), grid.m, grid.n);
+    // The cause (no GPU) is said once, in the error line at the end; here what is shown instead.
+    std::printf("%s\n", model_line(hw, choice).c_str());
+    std::printf("measuring nothing: the built-in proposer's candidates checked on the host, tile grid %ux%u\n", grid.m, grid.n);
     std::printf("%-26s %-10s %14s %14s %10s %10s\n", "pattern", "bijection", "row nbrs/die", "col nbrs/die", "rows/die",
                 "cols/die");
   }
   std::vector<std::pair<std::string, std::string>> candidates = {{"original region", kernel.region()}};
   const RegionLanguage language = kernel.language();
-  for (const auto& c : BuiltinProposer::seed_order(*hw, grid, nlohmann::json::object(), language))
+  for (const auto& c : BuiltinProposer::seed_order(hw, grid, nlohmann::json::object(), language))
     candidates.push_back({c.label(), render_family(c, language)});
   for (const auto& [label, region] : candidates) {
-    auto report = check_mapping(region, ragged_grids(grid), *hw, mo, runner, language);
+    auto report = check_mapping(region, ragged_grids(grid), hw, mo, runner, language);
     if (!report) {
       std::error_code ec;
       std::filesystem::remove_all(work, ec);

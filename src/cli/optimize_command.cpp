@@ -93,10 +93,21 @@ int cmd_optimize(const std::vector<std::string>& args) {
     if (const auto n = run.kernel.declared_size_arity(); n && !config.size.empty() && *n != config.size.size())
       return report_error(fmt::format("--size has {} value(s); {} takes {} (its default_size())", config.size.size(),
                                       run.kernel.path().string(), *n));
-    if (config.backend == "auto" && !run.resumed)
-      return host_only_analysis(run.kernel, config.arch, config.host_cxx,
+    if (config.backend == "auto" && !run.resumed) {
+      // The machine to model: --arch (refused here, before anything is printed, when the
+      // table does not know it), else the one the file and the compilers present suggest.
+      std::optional<ArchChoice> choice;
+      std::string arch = config.arch;
+      if (arch.empty()) {
+        choice = default_arch({run.kernel.path()}, machine_facts(r["nvcc"].as<std::string>(), r["hipcc"].as<std::string>()));
+        arch = choice->arch;
+      }
+      auto hw = profile_from_arch(arch);
+      if (!hw) return report_error(hw.error().message);
+      return host_only_analysis(run.kernel, *hw, choice ? &*choice : nullptr, config.host_cxx,
                                 "no GPU found (" + backend.error().message.substr(0, backend.error().message.find(';')) + ")",
                                 r.count("json") > 0);
+    }
     return report_error(backend.error().message);
   }
   if (auto st = (*backend)->preflight(true); !st) return report_error(st.error().message);

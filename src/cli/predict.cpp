@@ -14,14 +14,9 @@
 
 namespace swz::cli {
 
-Result<HardwareProfile> hardware_from_options(const std::string& arch_in, int dies, const std::string& probe_file) {
-  std::string arch = arch_in;
-  if (arch.empty()) {
-    std::error_code ec;
-    // An NVIDIA GPU here: the H100 model; otherwise (an AMD GPU, or none) the paper's MI300X.
-    arch = std::filesystem::exists("/dev/nvidiactl", ec) ? "sm_90" : "gfx942";
-  }
-  auto hw = profile_from_arch(arch);
+Result<HardwareProfile> hardware_from_options(const std::string& arch, int dies, const std::string& probe_file) {
+  // Empty only with a probe file, whose own arch says the machine.
+  auto hw = arch.empty() && !probe_file.empty() ? profile_from_arch("sm_90") : profile_from_arch(arch);
   if (!hw) return hw.error();
   if (!probe_file.empty()) {
     auto probe = probe::load_probe(probe_file);

@@ -29,9 +29,15 @@ void add_model_options(cxxopts::Options& o, const std::string& arch_default_text
       ("host-cxx", "host C++ compiler for the footprint section and the region evaluator", cxxopts::value<std::string>()->default_value("c++"));
 }
 
-Result<ModelSettings> model_settings_from(const cxxopts::ParseResult& r) {
+Result<ModelSettings> model_settings_from(const cxxopts::ParseResult& r, const std::filesystem::path& kernel) {
   ModelSettings s;
-  auto hw = hardware_from_options(r["arch"].as<std::string>(), r["dies"].as<int>(), r["probe"].as<std::string>());
+  std::string arch = r["arch"].as<std::string>();
+  const std::string probe = r["probe"].as<std::string>();
+  if (arch.empty() && probe.empty()) {
+    s.arch_choice = default_arch({kernel}, machine_facts());
+    arch = s.arch_choice->arch;
+  }
+  auto hw = hardware_from_options(arch, r["dies"].as<int>(), probe);
   if (!hw) return hw.error();
   s.hw = *hw;
   auto m = machine_model(s.hw);
@@ -64,7 +70,8 @@ int cmd_predict(const std::vector<std::string>& args) {
                      "program, from its declared footprint (no GPU needed).");
   o.positional_help("KERNEL.hip|.cu");
   o.add_options()("kernel", "kernel file", cxxopts::value<std::string>())("h,help", "show this help");
-  add_model_options(o, "sm_90 where an NVIDIA GPU is present, else gfx942");
+  add_model_options(o, "from the GPU present, else the file and the compilers present: sm_90 for a .cu file, else gfx942, "
+                       "said in the first line");
   o.add_options("Order")
       ("region", "a file holding a swizzle region (a swizzle_pid definition) to predict", cxxopts::value<std::string>()->default_value(""))
       ("pattern", "a built-in order: identity, grouped_m:8, die_rr, ... (default: the kernel's own region)",
@@ -78,7 +85,7 @@ int cmd_predict(const std::vector<std::string>& args) {
   if (!region_file.empty() && !pattern.empty()) return report_error("--region and --pattern name two orders: give one");
   auto k = KernelSource::load(r["kernel"].as<std::string>());
   if (!k) return report_error(k.error().message);
-  auto s = model_settings_from(r);
+  auto s = model_settings_from(r, k->path());
   if (!s) return report_error(s.error().message);
   RealProcessRunner runner;
   struct Cleanup {
@@ -121,8 +128,10 @@ int cmd_predict(const std::vector<std::string>& args) {
   if (r.count("json")) {
     nlohmann::json j = to_json_value(*p);
     j["kernel"] = k->path().string();
+    if (s->arch_choice) j["arch_chosen"] = {{"arch", s->arch_choice->arch}, {"because", s->arch_choice->why}};
     std::puts(j.dump(2).c_str());
   } else {
+    if (s->arch_choice) std::printf("%s\n", model_line(s->hw, &*s->arch_choice).c_str());
     std::printf("%s: %s", k->path().string().c_str(), render_prediction(*p).c_str());
   }
   return kExitOk;

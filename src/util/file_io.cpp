@@ -79,6 +79,16 @@ Status write_file_atomic(const fs::path& path, const std::string& text) {
   return ok_status();
 }
 
+Status check_can_write(const fs::path& path) {
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::string probe = (dir / ".swz-probe-XXXXXX").string();
+  const int fd = ::mkostemp(probe.data(), O_CLOEXEC);
+  if (fd < 0) return cannot_write(path, errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return ok_status();
+}
+
 Status make_directories(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);

@@ -45,6 +45,22 @@ TEST(FileIo, WriteIfAbsentIntoAMissingDirectoryIsAnErrorNamingThePath) {
   EXPECT_EQ(entries_in(tmp.path()), 0u);
 }
 
+// Whether a compiler can write its output, asked before it runs (a read-only -o once
+// came back as ld's two lines): the reason, and nothing left behind.
+TEST(FileIo, CheckCanWriteNamesTheReasonAndLeavesNothing) {
+  TempDir tmp;
+  EXPECT_TRUE(check_can_write(tmp / "prog").ok());
+  EXPECT_EQ(entries_in(tmp.path()), 0u);
+  auto missing = check_can_write(tmp / "no" / "prog");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message, "cannot write " + (tmp / "no" / "prog").string() + ": No such file or directory");
+  write_text(tmp / "file", "x\n");
+  auto under_file = check_can_write(tmp / "file" / "prog");
+  ASSERT_FALSE(under_file.ok());
+  EXPECT_EQ(under_file.error().message, "cannot write " + (tmp / "file" / "prog").string() + ": Not a directory");
+  EXPECT_EQ(entries_in(tmp.path()), 1u);
+}
+
 // A directory that cannot be made says why (a suite --out under a read-only mount once said
 // only that the first file's temp name had no directory).
 TEST(FileIo, MakeDirectoriesNamesTheSystemsReason) {

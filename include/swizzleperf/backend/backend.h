@@ -66,6 +66,8 @@ struct BuildResult {
   std::vector<std::string> argv;
   std::string log;              // compiler stdout + stderr
   std::string failure;          // one line when !ok
+  bool could_not_write = false; // !ok because the compiler could not write its files (no space, a
+                                // read-only file system): the machine's fault, said in `failure`
   double seconds = 0;
 };
 
@@ -132,6 +134,8 @@ class Backend {
 // An AMD GPU is present (/dev/kfd, the ROCm kernel driver's node): how `auto` and the
 // triton backend choose between the NVIDIA and the AMD toolchain.
 bool amd_gpu_present();
+// An NVIDIA GPU is present (/dev/nvidia0, or nvidia-smi on PATH): how `auto` looks for one.
+bool nvidia_gpu_present();
 
 // The configured path, else `name` if it is on PATH, else `fallback` if that
 // exists, else `name` (so the error names what was looked for).

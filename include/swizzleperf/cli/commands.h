@@ -10,6 +10,7 @@
 #include <cxxopts.hpp>
 
 #include "swizzleperf/backend/backend.h"
+#include "swizzleperf/cli/default_arch.h"
 #include "swizzleperf/core/hardware.h"
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/kernel_source.h"
@@ -32,21 +33,25 @@ int cmd_compare(const std::vector<std::string>& args);
 int cmd_init(const std::vector<std::string>& args);
 int cmd_predict(const std::vector<std::string>& args);
 
-// optimize on a machine with no GPU: host mapping analysis of the candidates, as a
-// table (or JSON on stdout with `json`), then exit 2: nothing was measured.
-int host_only_analysis(const KernelSource& kernel, const std::string& arch, const std::string& host_cxx,
-                       const std::string& why, bool json);
+// optimize on a machine with no GPU: host mapping analysis of the candidates under the
+// die model of `hw` (`choice`: why that arch, when --arch was not given), as a table
+// after one model line (or JSON on stdout with `json`), then the one error line, exit 2:
+// nothing was measured.
+int host_only_analysis(const KernelSource& kernel, const HardwareProfile& hw, const ArchChoice* choice,
+                       const std::string& host_cxx, const std::string& why, bool json);
 
 // The locality model's settings shared by predict and check --predict (the "Model" group).
 struct ModelSettings {
   HardwareProfile hw;
+  std::optional<ArchChoice> arch_choice;  // set when --arch was not given: what was chosen and why
   MachineModel machine;
   std::vector<long long> size;  // empty: the program's default
   FootprintSourceOptions footprint;
   MappingCheckOptions mapping;
 };
 void add_model_options(cxxopts::Options& o, const std::string& arch_default_text);
-Result<ModelSettings> model_settings_from(const cxxopts::ParseResult& r);
+// The settings for `kernel` (the file whose kind picks the arch when --arch is not given).
+Result<ModelSettings> model_settings_from(const cxxopts::ParseResult& r, const std::filesystem::path& kernel);
 
 // Option groups reused by several subcommands.
 void add_backend_options(cxxopts::Options& o);

@@ -18,8 +18,8 @@
 
 namespace swz::cli {
 
-// --arch (an arch or alias; empty: this machine's GPU kind, else gfx942), --dies, --probe:
-// the hardware profile both check and predict model.
+// --arch (an arch or alias, given or chosen by default_arch; empty only with a probe
+// file), --dies, --probe: the hardware profile both check and predict model.
 Result<HardwareProfile> hardware_from_options(const std::string& arch, int dies, const std::string& probe_file);
 
 // "grouped_m(G=8)", "grouped_m:8", "die_rr", "identity" -> a candidate (identity: family

@@ -27,6 +27,13 @@ Status write_file_atomic(const std::filesystem::path& path, const std::string& t
 // an Error "cannot write PATH: REASON" otherwise, with no temp file left behind.
 Result<bool> write_file_if_absent(const std::filesystem::path& path, const std::string& text);
 
+// Whether another program (a compiler, a linker) will be able to write PATH: a probe file
+// is created in PATH's directory and removed again; PATH itself is not touched. An Error
+// "cannot write PATH: REASON" names the system's reason ("Read-only file system", "No
+// such file or directory", "Permission denied") before the program's own multi-line
+// complaint would.
+Status check_can_write(const std::filesystem::path& path);
+
 // Creates dir and any missing parents (nothing to do when it is a directory already).
 // An Error "cannot create DIR: REASON" names the system's reason ("Read-only file
 // system", "Permission denied", "Not a directory"): a later write into DIR would only
