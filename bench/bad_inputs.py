@@ -100,6 +100,9 @@ def main():
     (tmp / "empty.cu").write_text("")
     shutil.copy(ROOT / "examples" / "byok" / "blur.cu", tmp / "blur.cu")
     subprocess.run([binary, "init", "blur.cu"], cwd=tmp, capture_output=True, check=True)
+    (tmp / "filled").mkdir()
+    filled = str(tmp / "filled" / "blur_swz.cu")
+    shutil.copy(ROOT / "examples" / "byok" / "blur_swz.cu", filled)
     s501 = serve(501, b"Not Implemented")
     sgarbage = serve(200, b"<html>hello</html>")
     llm = ["--proposer", "llm", "--llm-timeout", "5", "--iterations", "2", "--run-dir", str(tmp / "llm-run")] + fake
@@ -144,13 +147,20 @@ def main():
         ("`check --host-cxx /bin/false --no-build`", ["check", gemm, "--host-cxx", "/bin/false", "--no-build"]),
         ("`sweep --run` of a missing dir", ["sweep", gemm, "--run", "runs/x", "--sizes", "64,64,64"]),
         ("`optimize --resume` of a file", ["optimize", "--resume", "empty.cu"]),
+        ("`build -o` into a missing directory", ["build", gemm, "--backend", "cuda", "--nvcc", nvcc, "--arch", "sm_90",
+                                                 "-o", "nodir/gemm"]),
+        ("`optimize --arch sm_999`, no GPU", ["optimize", gemm, "--arch", "sm_999"]),
+        # Not errors: the machine modelled or built for without --arch, said in one line.
+        ("`check` of a finished `.cu` port, no `--arch`", ["check", filled, "--no-build"], "model:"),
+        ("`build blur_swz.cu -o bb`, no `--arch`, no GPU", ["build", filled, "--nvcc", nvcc, "-o", "bb"], "built"),
     ]
     print("| input | exit | what it says |")
     print("|---|---:|---|")
-    for label, argv in cases:
+    for label, argv, *shown in cases:
         r = subprocess.run([binary] + argv, cwd=tmp, capture_output=True, text=True, timeout=300)
         lines = [ln for ln in r.stderr.splitlines() if ln.startswith("swizzleperf: error:")]
-        said = lines[-1] if lines else next((ln for ln in r.stdout.splitlines() if ln.startswith(("PASS", "FAIL"))), "")
+        first = tuple(shown) or ("PASS", "FAIL")  # the stdout line shown when there is no error line
+        said = lines[-1] if lines else next((ln for ln in r.stdout.splitlines() if ln.startswith(first)), "")
         said = said.replace(str(tmp) + "/", "").replace(str(ROOT) + "/", "").replace("|", "\\|")
         if len(said) > 220:
             said = said[:217] + "..."
