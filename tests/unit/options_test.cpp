@@ -10,7 +10,7 @@ namespace swz::cli {
 namespace {
 
 // What validate_options says of `args` given to a command with the shared --size option.
-std::string validated(const std::vector<std::string>& args) {
+std::string size_validation_of(const std::vector<std::string>& args) {
   cxxopts::Options o("test");
   o.add_options()("size", "", cxxopts::value<std::string>()->default_value(""))(
       "warmup", "", cxxopts::value<int>()->default_value("1"));
@@ -20,15 +20,15 @@ std::string validated(const std::vector<std::string>& args) {
 }
 
 TEST(Options, ASizeTooLargeIsOutOfRangeNotAMalformedList) {
-  EXPECT_EQ(validated({"--size", "999999999999"}), "--size '999999999999': 999999999999 is out of range (at most 1,073,741,824)");
-  EXPECT_EQ(validated({"--size", "4096,99999999999999999999999,1"}),
+  EXPECT_EQ(size_validation_of({"--size", "999999999999"}), "--size '999999999999': 999999999999 is out of range (at most 1,073,741,824)");
+  EXPECT_EQ(size_validation_of({"--size", "4096,99999999999999999999999,1"}),
             "--size '4096,99999999999999999999999,1': 99999999999999999999999 is out of range (at most 1,073,741,824)");
-  EXPECT_EQ(validated({"--size", "1,x"}), "--size '1,x': 'x' is not a positive integer");
-  EXPECT_EQ(validated({"--size", "0,5,5"}), "--size '0,5,5': '0' is not a positive integer");
-  EXPECT_EQ(validated({"--size", "4096,32768,1073741824"}), "");
-  EXPECT_EQ(validated({}), "");
+  EXPECT_EQ(size_validation_of({"--size", "1,x"}), "--size '1,x': 'x' is not a positive integer");
+  EXPECT_EQ(size_validation_of({"--size", "0,5,5"}), "--size '0,5,5': '0' is not a positive integer");
+  EXPECT_EQ(size_validation_of({"--size", "4096,32768,1073741824"}), "");
+  EXPECT_EQ(size_validation_of({}), "");
   // Every other check keeps its message.
-  EXPECT_EQ(validated({"--warmup", "-5"}), "--warmup -5: use 0..10000");
+  EXPECT_EQ(size_validation_of({"--warmup", "-5"}), "--warmup -5: use 0..10000");
 }
 
 TEST(Options, SizeOptionGivesIntsAndNamesTheOption) {
