@@ -3,11 +3,12 @@
 //  - the mapping check of its swizzle region (bijection, per-die load, neighbours) on
 //    its grid and ragged neighbours;
 //  - the port checks (cli/port_check.h): swizzleperf:TODO marks left, block-index uses
-//    that bypass swizzle_pid (warnings; errors with --strict), and, when a compiler is
-//    there (nvcc, else hipcc for .hip), the program built for `info` and run without a
-//    GPU: its grid against the default-grid comment, its verify sizes through its own
-//    size checks.
-// One line per kernel, its findings under it; exit 1 when any kernel fails, 2 when a
+//    that bypass swizzle_pid and 2-D launches left in run() (warnings; errors with
+//    --strict), and, when a compiler is there (nvcc, else hipcc for .hip), the program
+//    built for `info` and run without a GPU: its grid against the default-grid comment,
+//    its verify sizes through its own size checks, a swapped launch_grid at non-square sizes.
+// One line per kernel, its findings under it, and under a PASS one line saying what only
+// verify on a GPU catches (kVerifyOnlyNote); exit 1 when any kernel fails, 2 when a
 // file cannot be read or is not a kernel under the contract (checked for every file
 // before any is evaluated); --junit writes one testcase per kernel. check_kernel() is
 // the whole per-kernel check: a new check on a kernel belongs there.
@@ -268,7 +269,7 @@ int cmd_check(const std::vector<std::string>& args) {
       ("check-timeout", "seconds the evaluator may run on one grid before it is killed (a region that loops forever)",
        cxxopts::value<int>()->default_value("60"))
       ("details", "list every checked grid under each kernel")
-      ("strict", "treat warnings (block-index uses that bypass swizzle_pid) as errors")
+      ("strict", "treat warnings (block-index uses and 2-D launches in run() that bypass the swizzle) as errors")
       ("predict", "also predict each die's L2 hit rate and DRAM bytes for the built-in candidates (the locality model; "
                   "needs the program's footprint section)")
       ("no-build", "do not build the programs for info (source checks and the mapping check only)")
@@ -473,8 +474,10 @@ int cmd_check(const std::vector<std::string>& args) {
   if (json) {
     out["ok"] = failed == 0;
     std::puts(out.dump(2).c_str());
-  } else if (kernels.size() > 1) {
-    std::printf("%zu kernel(s): %zu passed, %d failed\n", kernels.size(), kernels.size() - failed, failed);
+  } else {
+    if (kernels.size() > 1)
+      std::printf("%zu kernel(s): %zu passed, %d failed\n", kernels.size(), kernels.size() - failed, failed);
+    if (static_cast<std::size_t>(failed) < kernels.size()) std::printf("%s\n", kVerifyOnlyNote);
   }
   if (!junit.empty())
     if (auto st = write_junit(junit, suite); !st) return report_error(st.error().message);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "swizzleperf/core/cuda_scan.h"
@@ -60,6 +61,50 @@ std::vector<PortFinding> triton_findings(const KernelSource& kernel, bool strict
   return out;
 }
 
+// A 2-D port whose launch_grid has x and y swapped reports the right grid at a square default
+// size, so the default-grid comment agrees; verify on a GPU would find the unwritten tiles at
+// a non-square size. Here: the size value that bounds the kernel's x (y) block index, as the
+// source shows it (launch_axis_sizes), is halved (else doubled) in the default size, and info
+// at that non-square size must move the grid's columns (rows), not only its rows (columns).
+// No finding when the source does not show the axes or the program refuses both sizes.
+Result<std::optional<PortFinding>> swapped_grid_finding(const KernelSource& kernel, Backend& backend,
+                                                        const std::filesystem::path& exe, const ProgramInfo& info,
+                                                        const ProgramCheckOptions& o) {
+  const LaunchAxisSizes axes = launch_axis_sizes(kernel.text());
+  const auto size = info.raw.find("size");
+  const auto base = info.checked_grid();
+  if (axes.x < 0 || !base || size == info.raw.end() || !is_size(*size) ||
+      static_cast<std::size_t>(std::max(axes.x, axes.y)) >= size->size())
+    return std::optional<PortFinding>();
+  for (const bool x_axis : {true, false}) {
+    const int value = x_axis ? axes.x : axes.y;
+    for (const bool halve : {true, false}) {
+      nlohmann::json at = *size;
+      const long long v = (*size)[value].get<long long>();
+      if (halve && v < 2) continue;
+      at[value] = halve ? v / 2 : v * 2;
+      auto r = backend.run_program(exe, {"info", "--size", size_arg(at)}, o.run_timeout);
+      if (r.process.interrupted) return interrupted_error();
+      if (!r.process.success() || !r.json.is_object()) continue;  // refused: try doubling, then the other axis
+      const auto g = program_info_from_json(r.json).checked_grid();
+      if (!g) break;
+      const bool rows_moved = g->m != base->m, cols_moved = g->n != base->n;
+      // x's value moved the rows alone, or y's value the columns alone: the extents are swapped.
+      if (x_axis ? (rows_moved && !cols_moved) : (cols_moved && !rows_moved))
+        return std::optional<PortFinding>(PortFinding{
+            true, axes.launch_grid_line,
+            fmt::format("launch_grid looks swapped: {} bounds its {} block index by {} (size value {}), yet at size {} (value "
+                        "{} {}) info's grid is {}x{} against {}x{} at the default size {}: its {} moved, not its {}; "
+                        "dim3(gx, gy) must take gx from size value {} and gy from value {}",
+                        axes.kernel, x_axis ? "x" : "y", x_axis ? axes.x_bound : axes.y_bound, value + 1, at.dump(), value + 1,
+                        halve ? "halved" : "doubled", g->m, g->n, base->m, base->n, size->dump(), x_axis ? "rows" : "columns",
+                        x_axis ? "columns" : "rows", axes.x + 1, axes.y + 1)});
+      break;
+    }
+  }
+  return std::optional<PortFinding>();
+}
+
 }  // namespace
 
 std::vector<PortFinding> source_findings(const KernelSource& kernel, bool strict) {
@@ -73,6 +118,13 @@ std::vector<PortFinding> source_findings(const KernelSource& kernel, bool strict
                                "reordered launch computes the wrong blocks (use the swizzled one, {}, "
                                "or mark a use that is not the block order with // swizzleperf:allow-blockidx)",
                                u.text, swizzled_spelling(u.text))});
+  for (const auto& l : unflattened_launches(kernel.text()))
+    out.push_back({strict, l.line,
+                   fmt::format("{}() launches {} on the grid '{}', not on swz_flat_grid(...): a 2-D/3-D launch bypasses the "
+                               "harness's swizzled launch path (swizzle_pid sees blockIdx.x alone), which only verify on a GPU "
+                               "would show; launch it as {}<<<swz_flat_grid({}), ...>>>(..., {}), as init writes it",
+                               l.enclosing_function, l.kernel, one_line(l.grid, 60), l.kernel_expr, one_line(l.grid, 60),
+                               one_line(l.grid, 60))});
   std::stable_sort(out.begin(), out.end(), [](const PortFinding& a, const PortFinding& b) { return a.line < b.line; });
   return out;
 }
@@ -117,6 +169,11 @@ Result<ProgramFacts> program_findings(const KernelSource& kernel, Backend& backe
                      kernel.default_grid()->m, kernel.default_grid()->n, g->m, g->n, where_size, comment_prefix(kernel.language()),
                      g->m, g->n)});
   }
+  if (kernel.language() != RegionLanguage::python) {
+    auto swapped = swapped_grid_finding(kernel, backend, exe, info, o);
+    if (!swapped) return swapped.error();
+    if (*swapped) facts.findings.push_back(std::move(**swapped));
+  }
   const auto fp = info.raw.find("footprint_bytes");
   if (fp == info.raw.end() || !fp->is_number_integer() || fp->get<long long>() <= 0)
     facts.findings.push_back({true, 0, fmt::format("info reports footprint_bytes {} at {}: footprint_bytes() must return the unique "
@@ -151,6 +208,10 @@ Result<ProgramFacts> program_findings(const KernelSource& kernel, Backend& backe
   }
   return facts;
 }
+
+const char* const kVerifyOnlyNote =
+    "not checked without a GPU: the CPU reference and the kernel's arithmetic (a wrong reference, a wrong result); "
+    "only the program's verify on a GPU shows those (optimize runs it first)";
 
 std::string format_finding(const std::string& file, const PortFinding& f) {
   const char* level = f.error ? "error" : "warning";

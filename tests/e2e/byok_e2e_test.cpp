@@ -221,6 +221,56 @@ TEST(ByokBadPort, DefaultGridThatDisagreesWithInfoFailsWithTheFakeNvcc) {
   EXPECT_TRUE(has(bad.out, "but the program's info says 64x4096")) << bad.out;
 }
 
+// Issue 39 row 2: three wrong ports of the finished blur. A wrong reference passes every host
+// check, and check says so; a 2-D launch left in run() and a swapped launch_grid do not.
+
+// The 1-based line of the first line of `p` holding `what` (0: none).
+std::size_t byok_line_of(const fs::path& p, const std::string& what) {
+  const auto lines = split_lines(read_text(p));
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (lines[i].find(what) != std::string::npos) return i + 1;
+  return 0;
+}
+
+TEST(ByokBadPort, AWrongReferencePassesAndCheckSaysOnlyVerifyOnAGpuCatchesIt) {
+  TempDir tmp;
+  const fs::path p = planted_blur(tmp, "/ 9.0;", "/ 8.0;");
+  auto r = run_cli({"check", "--strict", "--no-build", "--arch", "sm_90", p.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto lines = split_lines(r.out);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_TRUE(has(r.out, "PASS")) << r.out;
+  EXPECT_EQ(lines.back(), "not checked without a GPU: the CPU reference and the kernel's arithmetic (a wrong reference, a "
+                          "wrong result); only the program's verify on a GPU shows those (optimize runs it first)")
+      << r.out;
+}
+
+TEST(ByokBadPort, A2DLaunchLeftInRunIsAWarningAndFailsStrict) {
+  TempDir tmp;
+  const fs::path p = planted_blur(tmp, "blur3x3<<<swz_flat_grid(grid), block>>>", "blur3x3<<<grid, block>>>");
+  const std::string line = std::to_string(byok_line_of(p, "    blur3x3<<<grid, block>>>"));
+  auto loose = run_cli({"check", "--no-build", "--arch", "sm_90", p.string()});
+  EXPECT_EQ(loose.exit_code, 0) << loose.out << loose.err;
+  EXPECT_TRUE(has(loose.out, "blur_swz.cu:" + line + ": warning: run() launches blur3x3 on the grid 'grid', not on swz_flat_grid"))
+      << loose.out;
+  auto strict = run_cli({"check", "--strict", "--no-build", "--arch", "sm_90", p.string()});
+  EXPECT_EQ(strict.exit_code, 1) << strict.out << strict.err;
+  EXPECT_TRUE(has(strict.out, "blur_swz.cu:" + line + ": error: run() launches blur3x3")) << strict.out;
+  EXPECT_FALSE(has(strict.out, "not checked without a GPU")) << strict.out;  // said under a PASS only
+}
+
+TEST(ByokBadPort, ALaunchGridWithXAndYSwappedFailsWithTheRealNvcc) {
+  if (nvcc_path().empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
+  TempDir tmp;
+  const fs::path p = planted_blur(tmp, "dim3((s[0] + 15) / 16, (s[1] + 15) / 16)", "dim3((s[1] + 15) / 16, (s[0] + 15) / 16)");
+  const std::string line = std::to_string(byok_line_of(p, "dim3 launch_grid("));
+  auto r = run_cli({"check", "--strict", "--arch", "sm_90", p.string()}, {}, {}, 300);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "blur_swz.cu:" + line + ": error: launch_grid looks swapped: blur3x3 bounds its x block index by w "
+                         "(size value 1), yet at size [4096,8192] (value 1 halved) info's grid is 256x512 against 512x512"))
+      << r.out;
+}
+
 // CUDA as written builds with nvcc only: the hip backend names the first CUDA-runtime use
 // and the hipify route in one line, before hipcc runs.
 TEST(ByokCuda, ACudaProgramOnTheHipBackendSaysToHipifyIt) {

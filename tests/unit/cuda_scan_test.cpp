@@ -405,6 +405,98 @@ TEST(CudaScan, LiteralsAndUnterminatedInputs) {
   EXPECT_EQ(find_launches("\xEF\xBB\xBF#include <a>\n__global__ void d() {}\nint main() { d<<<1, 1>>>(); }").size(), 1u);
 }
 
+// ---- a 2-D port's launch path and grid axes --------------------------------------------------
+
+// A blur port as init writes it and a user fills it; `launch` is run()'s launch line.
+std::string scan_port_text(const std::string& launch, const std::string& setup = "w = static_cast<int>(s[0]), h = static_cast<int>(s[1]);") {
+  return "__global__ void blur(const float* in, float* out, int w, int h, dim3 swz_grid) {\n"                       // 1
+         "  const SwzBlock swz_block_idx = swz_block(swizzle_pid(blockIdx.x, gridDim.x, swz_tile_grid(swz_grid)), swz_grid);\n"
+         "  int x = swz_block_idx.x * blockDim.x + threadIdx.x;\n"
+         "  int y = swz_block_idx.y * blockDim.y + threadIdx.y;\n"
+         "  if (x >= w || y >= h) return;\n"                                                                           // 5
+         "  out[(size_t)y * w + x] = in[(size_t)y * w + x];\n"
+         "}\n"
+         "#if 0\n"
+         "int main() { blur<<<grid, block>>>(in, out, w, h); }\n"                                                       // 9
+         "#endif\n"
+         "class P : public SwzProgram {\n"
+         "  dim3 launch_grid(const SwzSize& s) const override { return dim3((s[0] + 15) / 16, (s[1] + 15) / 16); }\n"  // 12
+         "  void setup(const SwzSize& s, unsigned long long seed) override {\n"
+         "    size_ = s;\n"
+         "    " + setup + "\n"
+         "  }\n"
+         "  void run() override {\n"
+         "    const dim3 grid = launch_grid(size_);\n"
+         "    dim3 block(16, 16);\n"
+         "    " + launch + "\n"                                                                                         // 20
+         "  }\n"
+         "};\n";
+}
+
+TEST(CudaScanPort, ALeftover2DLaunchInRunIsFoundWithItsLine) {
+  const auto ls = unflattened_launches(scan_port_text("blur<<<grid, block>>>(in, out, w, h, grid);"));
+  ASSERT_EQ(ls.size(), 1u);  // not the one in the #if 0 main
+  EXPECT_EQ(ls[0].line, 20u);
+  EXPECT_EQ(ls[0].kernel, "blur");
+  EXPECT_EQ(ls[0].grid, "grid");
+  EXPECT_EQ(ls[0].enclosing_function, "run");
+}
+
+TEST(CudaScanPort, AFlatLaunchDirectOrThroughALocalIsNotALeftover) {
+  EXPECT_TRUE(unflattened_launches(scan_port_text("blur<<<swz_flat_grid(grid), block>>>(in, out, w, h, grid);")).empty());
+  EXPECT_TRUE(unflattened_launches(scan_port_text("const dim3 flat = swz_flat_grid(grid); blur<<<flat, block>>>(in, out, w, h, grid);"))
+                  .empty());
+  EXPECT_TRUE(unflattened_launches(scan_port_text("hipLaunchKernelGGL(blur, swz_flat_grid(grid), block, 0, 0, in, out, w, h, grid);"))
+                  .empty());
+  EXPECT_EQ(unflattened_launches(scan_port_text("hipLaunchKernelGGL(blur, grid, block, 0, 0, in, out, w, h, grid);")).size(), 1u);
+}
+
+TEST(CudaScanPort, ALaunchWrapperRunCallsIsOnThePathAndAProgramWithoutLaunchGridIsNot) {
+  const std::string wrapper =
+      "void launch_grid() {}\n"
+      "void go(dim3 g) { k<<<g, 256>>>(g); }\n"
+      "struct P { void run() { go(dim3(4, 4)); } };\n";
+  ASSERT_EQ(unflattened_launches(wrapper).size(), 1u);
+  EXPECT_EQ(unflattened_launches(wrapper)[0].enclosing_function, "go");
+  // A 1-D program under the contract launches its num_pids itself.
+  EXPECT_TRUE(unflattened_launches("struct P { void run() { k<<<num_pids, 256>>>(a, grid); } };\n").empty());
+}
+
+TEST(CudaScanPort, TheSizeValuesBoundingEachAxisComeFromTheKernelRunAndSetup) {
+  const auto a = launch_axis_sizes(scan_port_text("blur<<<swz_flat_grid(grid), block>>>(in, out, w, h, grid);"));
+  EXPECT_EQ(a.x, 0);
+  EXPECT_EQ(a.y, 1);
+  EXPECT_EQ(a.x_bound, "w");
+  EXPECT_EQ(a.y_bound, "h");
+  EXPECT_EQ(a.kernel, "blur");
+  EXPECT_EQ(a.launch_grid_line, 12u);
+  // Swapped members in setup swap the axes; arguments read from the size directly count too.
+  const auto b = launch_axis_sizes(scan_port_text("blur<<<swz_flat_grid(grid), block>>>(in, out, w, h, grid);",
+                                                  "h = static_cast<int>(s[0]); w = static_cast<int>(s[1]);"));
+  EXPECT_EQ(b.x, 1);
+  EXPECT_EQ(b.y, 0);
+  const auto c = launch_axis_sizes(scan_port_text("blur<<<swz_flat_grid(grid), block>>>(in, out, size_[1], size_[0], grid);"));
+  EXPECT_EQ(c.x, 1);
+  EXPECT_EQ(c.y, 0);
+  // Both bounds from one value, or one not found: no answer rather than a guess.
+  EXPECT_EQ(launch_axis_sizes(scan_port_text("blur<<<swz_flat_grid(grid), block>>>(in, out, w, w, grid);")).x, -1);
+  EXPECT_EQ(launch_axis_sizes(scan_port_text("blur<<<swz_flat_grid(grid), block>>>(in, out, w, h, grid);", "w = 64; h = 64;")).x, -1);
+}
+
+TEST(CudaScanPort, TheShippedPortsHaveNoLeftoverLaunchAndKnownAxes) {
+  struct Want {
+    const char* file;
+    int x, y;
+  };
+  for (const Want w : {Want{"blur_swz.cu", 0, 1}, Want{"gemm_swz.cu", 1, 0}, Want{"transpose_swz.hip", 1, 0}}) {
+    const std::string text = test::read_text(test::source_dir() / "examples" / "byok" / w.file);
+    EXPECT_TRUE(unflattened_launches(text).empty()) << w.file;
+    const auto a = launch_axis_sizes(text);
+    EXPECT_EQ(a.x, w.x) << w.file;
+    EXPECT_EQ(a.y, w.y) << w.file;
+  }
+}
+
 // Inputs built to make a careless scanner quadratic (or recurse): each must finish
 // (ctest's timeout would catch one that does not).
 TEST(CudaScan, HostileInputsOfAMegabyteFinish) {
@@ -430,7 +522,12 @@ TEST(CudaScan, HostileInputsOfAMegabyteFinish) {
   inputs.push_back(repeat("/*"));
   inputs.push_back(repeat("a<b,"));
   inputs.push_back(repeat("R\"("));
+  inputs.push_back("void launch_grid() {} void setup() {} struct P { void run() {" + repeat("k<<<g,b>>>(a);") + "} };");
+  inputs.push_back("void launch_grid() {} void setup() {" + repeat("w = s[0] + ") + "} void run() {" + repeat("f(") + "}");
+  inputs.push_back("__global__ void k(int w) { int x = swz_block_idx.x;" + repeat("x < w (") + "}");
   for (const auto& in : inputs) {
+    (void)unflattened_launches(in);
+    (void)launch_axis_sizes(in);
     CudaSource s(in);
     (void)s.block_uses();
     (void)s.todo_marks();

@@ -191,5 +191,89 @@ TEST(PortCheck, AnInfoThatNeedsAGpuIsAFinding) {
   EXPECT_FALSE(facts->info.has_value());
 }
 
+// ---- issue 39 row 2: wrong ports a host check can catch ------------------------------------
+
+// A filled blur port: x bounded by w = s[0], y by h = s[1]; `launch` is run()'s launch.
+std::string port_check_blur_text(const std::string& launch = "blur<<<swz_flat_grid(grid), block>>>(in, out, w, h, grid);") {
+  return std::string("// swizzleperf:default-grid 4x4\n") + kRegion +
+         "__global__ void blur(const float* in, float* out, int w, int h, dim3 swz_grid) {\n"
+         "  const SwzBlock swz_block_idx = swz_block(swizzle_pid(blockIdx.x, gridDim.x, swz_tile_grid(swz_grid)), swz_grid);\n"
+         "  int x = swz_block_idx.x * blockDim.x + threadIdx.x;\n"
+         "  int y = swz_block_idx.y * blockDim.y + threadIdx.y;\n"
+         "  if (x >= w || y >= h) return;\n"
+         "  out[(size_t)y * w + x] = in[(size_t)y * w + x];\n"
+         "}\n"
+         "class P : public SwzProgram {\n"
+         "  dim3 launch_grid(const SwzSize& s) const override { return dim3((s[1] + 15) / 16, (s[0] + 15) / 16); }\n"  // line 15
+         "  void setup(const SwzSize& s, unsigned long long seed) override { w = s[0]; h = s[1]; }\n"
+         "  void run() override {\n"
+         "    const dim3 grid = launch_grid(size_);\n"
+         "    dim3 block(16, 16);\n"
+         "    " + launch + "\n"  // line 20
+         "  }\n"
+         "};\n";
+}
+
+// info at `--size a,b` of a 16x16-tiled program whose grid columns come from value `cols`.
+ProcessResult port_check_blur_info(const std::vector<std::string>& a, int cols) {
+  long long v[2] = {64, 64};
+  if (a.size() == 3) std::sscanf(a[2].c_str(), "%lld,%lld", &v[0], &v[1]);
+  const long long n = (v[cols] + 15) / 16, m = (v[1 - cols] + 15) / 16;
+  return exited(0, "{\"kernel\":\"blur\",\"size\":[" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "],\"grid\":{\"m\":" +
+                       std::to_string(m) + ",\"n\":" + std::to_string(n) + "},\"footprint_bytes\":1024,\"verify_sizes\":[[16,16]]}\n");
+}
+
+TEST(PortCheck, A2DLaunchLeftInRunIsAWarningOnItsLineAndAnErrorUnderStrict) {
+  const auto k = source(port_check_blur_text("blur<<<grid, block>>>(in, out, w, h, grid);"));
+  const auto loose = source_findings(k, false);
+  ASSERT_EQ(loose.size(), 1u);
+  EXPECT_FALSE(loose[0].error);
+  EXPECT_EQ(loose[0].line, 20u);
+  EXPECT_NE(loose[0].text.find("run() launches blur on the grid 'grid', not on swz_flat_grid(...)"), std::string::npos) << loose[0].text;
+  EXPECT_NE(loose[0].text.find("blur<<<swz_flat_grid(grid), ...>>>(..., grid)"), std::string::npos) << loose[0].text;
+  const auto strict = source_findings(k, true);
+  ASSERT_EQ(strict.size(), 1u);
+  EXPECT_TRUE(strict[0].error);
+  EXPECT_TRUE(source_findings(source(port_check_blur_text()), true).empty());
+}
+
+TEST(PortCheck, ALaunchGridWithXAndYSwappedIsFoundAtANonSquareSize) {
+  TempDir tmp;
+  // The program's grid columns follow value 2 (h): launch_grid's x and y are swapped.
+  Scripted s([](const std::vector<std::string>& a) { return port_check_blur_info(a, 1); });
+  CudaBackend cuda(s.runner, nvcc_tools());
+  auto facts = program_findings(source(port_check_blur_text()), cuda, options(tmp));
+  ASSERT_TRUE(facts.ok()) << facts.error().message;
+  ASSERT_EQ(facts->findings.size(), 1u);
+  const auto& f = facts->findings[0];
+  EXPECT_TRUE(f.error);
+  EXPECT_EQ(f.line, 15u);
+  EXPECT_NE(f.text.find("launch_grid looks swapped: blur bounds its x block index by w (size value 1), yet at size [32,64] "
+                        "(value 1 halved) info's grid is 2x4 against 4x4 at the default size [64,64]: its rows moved, not its "
+                        "columns"),
+            std::string::npos)
+      << f.text;
+  EXPECT_EQ(s.program_args[1], (std::vector<std::string>{"info", "--size", "32,64"}));
+}
+
+TEST(PortCheck, ARightLaunchGridOrAProgramThatRefusesTheSizesHasNoSwapFinding) {
+  TempDir tmp;
+  Scripted right([](const std::vector<std::string>& a) { return port_check_blur_info(a, 0); });
+  CudaBackend cuda(right.runner, nvcc_tools());
+  auto facts = program_findings(source(port_check_blur_text()), cuda, options(tmp));
+  ASSERT_TRUE(facts.ok());
+  EXPECT_TRUE(facts->findings.empty()) << facts->findings.front().text;
+  // info at the default size, each axis's value halved once, the verify size.
+  EXPECT_EQ(right.program_args.size(), 4u);
+  Scripted refuses([](const std::vector<std::string>& a) {
+    if (a.size() == 3 && a[2] != "16,16") return exited(2, "{\"mode\":\"info\",\"ok\":false,\"error\":\"--size: no\"}\n");
+    return port_check_blur_info(a, 1);
+  });
+  CudaBackend cuda2(refuses.runner, nvcc_tools());
+  auto none = program_findings(source(port_check_blur_text()), cuda2, options(tmp));
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->findings.empty()) << none->findings.front().text;
+}
+
 }  // namespace
 }  // namespace swz::cli

@@ -7,12 +7,17 @@
 //
 // Two layers:
 //  - source_findings: the text alone, no tools. TODO marks are errors; block-index uses
-//    outside swizzle_pid are warnings (errors under --strict).
+//    outside swizzle_pid, and a 2-D/3-D launch left in run() (not swz_flat_grid), are
+//    warnings (errors under --strict).
 //  - program_findings: with a compiler and no GPU. The program is built for `info` only
 //    (BuildRequest::info_only), `info` runs at the default size and at every verify size
 //    it lists; its grid is compared with the default-grid comment, and each size must pass
-//    the program's own size checks and report a grid and a footprint. `info` touches no
-//    GPU by contract, so this runs anywhere the compiler does.
+//    the program's own size checks and report a grid and a footprint. For a 2-D port whose
+//    source shows which size value bounds the kernel's x and y block index
+//    (launch_axis_sizes), info also runs with each of those values halved (else doubled):
+//    a grid whose rows move for x's value (columns for y's) is a swapped launch_grid. `info`
+//    touches no GPU by contract, so this runs anywhere the compiler does. What no host check
+//    sees (a wrong reference, wrong arithmetic) only the program's verify on a GPU shows.
 // A finding is a fact about the kernel (exit 1 in check); an Error from program_findings
 // is an environment problem (the compiler cannot be started, interrupted).
 #pragma once
@@ -37,8 +42,8 @@ struct PortFinding {
   std::string text;      // one line, no trailing period
 };
 
-// TODO marks (errors) and block-index uses that bypass swizzle_pid (warnings, errors
-// when `strict`), in file order.
+// TODO marks (errors), block-index uses that bypass swizzle_pid and launches in run() that
+// bypass swz_flat_grid (warnings, errors when `strict`), in file order.
 std::vector<PortFinding> source_findings(const KernelSource& kernel, bool strict);
 
 struct ProgramFacts {
@@ -59,6 +64,10 @@ struct ProgramCheckOptions {
 
 // Builds `kernel` for info with `backend` and checks what the program says about itself.
 Result<ProgramFacts> program_findings(const KernelSource& kernel, Backend& backend, const ProgramCheckOptions& options);
+
+// What no host check can see, only the program's `verify` on a GPU (optimize's first step):
+// one line, printed under a PASS.
+extern const char* const kVerifyOnlyNote;
 
 // "blur_swz.cu:12: error: ..." (no line: "blur_swz.cu: error: ...").
 std::string format_finding(const std::string& file, const PortFinding& f);

@@ -201,6 +201,27 @@ std::vector<LaunchSite> find_launches(std::string_view text);
 // call and not on a line carrying a `// swizzleperf:allow-blockidx` comment: a kernel
 // under the contract that reads one of these bypasses the swizzle.
 std::vector<SourceUse> unswizzled_block_uses(std::string_view text);
+// The launches of a 2-D/3-D port (a program that defines `launch_grid`) that bypass the
+// harness's swizzled launch path: each launch in `run()`, or in a function `run()` calls,
+// whose grid is not `swz_flat_grid(...)` (written there, or as the declaration of the local
+// it names). A leftover `k<<<grid, block>>>` launches the 2-D grid itself, so swizzle_pid
+// sees only blockIdx.x; only verify on a GPU would notice. None for any other program.
+std::vector<LaunchSite> unflattened_launches(std::string_view text);
+// Which value of a 2-D port's size bounds its kernel's x and y block index, as the source
+// shows it along one path: run()'s first launch of a kernel of the file; in the kernel, the
+// first local assigned from `swz_block_idx.x` (`.y`) and the first comparison of an
+// expression of it with a parameter (`x >= w`, `col0 + c < N`); run()'s argument for that
+// parameter, either `s[i]`/`size_[i]` or a member that setup() assigns from `s[i]`. Both
+// axes found and different, or neither (-1): a guess is never returned. `check` halves each
+// value in turn and asks the program's info which grid extent moved (a swapped launch_grid).
+struct LaunchAxisSizes {
+  int x = -1, y = -1;                // 0-based size values bounding the x and y block index
+  std::string kernel;                // the launched kernel
+  std::string x_bound, y_bound;      // the parameters they are compared with ("w", "h")
+  std::size_t launch_grid_line = 0;  // the line of launch_grid's name
+};
+LaunchAxisSizes launch_axis_sizes(std::string_view text);
+
 // Every comment containing `swizzleperf:TODO`, with its text after the marker.
 std::vector<SourceMark> todo_marks(std::string_view text);
 // The first use of the CUDA runtime in code: an `#include` of a cuda*.h header, or an
