@@ -1,14 +1,17 @@
-// `swizzleperf init FILE.cu|FILE.hip [--kernel NAME] [-o OUT]`: writes a contract
-// program made from a plain CUDA/HIP kernel file (core/kernel_init) beside it. It
+// `swizzleperf init FILE.cu|FILE.hip|FILE.py [--kernel NAME] [-o OUT]`: writes a contract
+// program made from a plain CUDA/HIP kernel file (core/kernel_init) or a plain Triton file
+// (core/triton_init, the extension decides) beside it. It
 // never writes over a file: not the input, not an existing output, not even one
 // created by someone else between the check and the write (util/file_io's
 // write_file_if_absent). On any error it exits 2 with one line and leaves nothing behind.
 #include <filesystem>
 
+#include "swizzleperf/backend/backend.h"
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/core/kernel_init.h"
 #include "swizzleperf/core/kernel_source.h"
+#include "swizzleperf/core/triton_init.h"
 #include "swizzleperf/util/file_io.h"
 #include "swizzleperf/util/text.h"
 
@@ -35,30 +38,43 @@ bool same_file(const fs::path& a, const fs::path& b) {
   return ca == cb;
 }
 
+// The directory holding swz_triton.py as this binary finds it (absolute), or empty.
+fs::path triton_support_dir() {
+  std::error_code ec;
+  const fs::path dir = support_dir();
+  if (dir.empty() || !fs::exists(dir / "swz_triton.py", ec)) return {};
+  const fs::path abs = fs::weakly_canonical(fs::absolute(dir, ec), ec);
+  return ec ? fs::path() : abs;
+}
+
 }  // namespace
 
 int cmd_init(const std::vector<std::string>& args) {
   cxxopts::Options o("swizzleperf init",
                      "Write a contract program (docs/kernel-contract.md) from a plain CUDA or HIP kernel file: the "
                      "kernel takes its block from swizzle_pid and launches a 1-D grid, main becomes a SwzProgram "
-                     "skeleton; every line left to you is marked swizzleperf:TODO. Nothing is ever overwritten.");
-  o.positional_help("FILE.cu|FILE.hip");
-  o.add_options()("file", "the CUDA or HIP file", cxxopts::value<std::string>())
-      ("kernel", "the __global__ kernel to port (needed when the file defines several)", cxxopts::value<std::string>())
+                     "skeleton; or from a plain Triton file (.py): the @triton.jit kernel reading tl.program_id(0) takes "
+                     "its tile from swizzle_pid, and a SwzProgram skeleton follows. Every line left to you is marked "
+                     "swizzleperf:TODO. Nothing is ever overwritten.");
+  o.positional_help("FILE.cu|FILE.hip|FILE.py");
+  o.add_options()("file", "the CUDA, HIP or Triton (.py) file", cxxopts::value<std::string>())
+      ("kernel", "the kernel to port (needed when the file defines several)", cxxopts::value<std::string>())
       ("o,output", "the program to write (default: <stem>_swz<ext> beside FILE)", cxxopts::value<std::string>())
       ("h,help", "show this help");
   o.parse_positional({"file"});
   cxxopts::ParseResult r;
   if (auto done = parse_command(o, args, "init", {""}, r)) return *done;
-  if (!r.count("file")) return report_error("init needs a CUDA or HIP file: swizzleperf init FILE.cu [--kernel NAME] [-o OUT]");
+  if (!r.count("file")) return report_error("init needs a CUDA, HIP or Triton file: swizzleperf init FILE.cu|FILE.hip|FILE.py [--kernel NAME] [-o OUT]");
 
   const fs::path input = r["file"].as<std::string>();
   const std::string shown = one_line(input.string(), 200);
   std::error_code ec;
   const auto st = fs::status(input, ec);
   if (!fs::exists(st)) return report_error(shown + " does not exist");
-  if (fs::is_directory(st)) return report_error(shown + " is a directory, not a CUDA or HIP file");
-  if (auto name_ok = check_init_input_name(input); !name_ok) return report_error(name_ok.error().message);
+  if (fs::is_directory(st)) return report_error(shown + " is a directory, not a CUDA, HIP or Triton file");
+  const bool triton = language_of(input) == RegionLanguage::python;
+  if (!triton)
+    if (auto name_ok = check_init_input_name(input); !name_ok) return report_error(name_ok.error().message);
   if (!fs::is_regular_file(st)) return report_error(shown + " is not a regular file");
   if (const auto size = fs::file_size(input, ec); !ec && size > kMaxKernelFileBytes)
     return report_error(shown + " is " + with_thousands(size) + " bytes; the limit is " + with_thousands(kMaxKernelFileBytes) +
@@ -79,7 +95,8 @@ int cmd_init(const std::vector<std::string>& args) {
   if (!text) return report_error(text.error().message);
   std::optional<std::string> kernel;
   if (r.count("kernel")) kernel = r["kernel"].as<std::string>();
-  auto made = make_contract_program(*text, input, kernel, output);
+  auto made = triton ? make_triton_program(*text, input, kernel, output, triton_support_dir())
+                     : make_contract_program(*text, input, kernel, output);
   if (!made) return report_error(made.error().message);
   auto written = write_file_if_absent(output, made->text);
   if (!written) return report_error(written.error().message);
@@ -87,6 +104,11 @@ int cmd_init(const std::vector<std::string>& args) {
 
   for (const auto& w : made->warnings) std::fprintf(stderr, "swizzleperf: warning: %s:%s\n", shown.c_str(), w.c_str());
   // The next command as one a shell takes: a path with spaces is quoted.
+  if (triton) {
+    std::printf("wrote %s (Triton kernel %s, %zu swizzleperf:TODO to fill in); next: edit it, then swizzleperf check --strict %s\n",
+                out_shown.c_str(), one_line(made->kernel, 80).c_str(), made->todo_count, shell_quote(one_line(output.string())).c_str());
+    return kExitOk;
+  }
   std::printf("wrote %s (kernel %s, %d-D grid, %zu swizzleperf:TODO to fill in); next: edit it, then swizzleperf check --strict %s\n",
               out_shown.c_str(), one_line(made->kernel, 80).c_str(), made->grid_dims, made->todo_count,
               shell_quote(one_line(output.string())).c_str());

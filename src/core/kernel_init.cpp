@@ -199,7 +199,7 @@ fs::path default_init_output(const fs::path& input) {
 Status check_init_input_name(const fs::path& input) {
   const auto ext = input.extension().string();
   if (ext == ".cu" || ext == ".hip" || ext == ".cuh") return ok_status();
-  return make_error("init takes a .cu or .hip file (or a .cuh): " + one_line(input.string(), 200) + " is neither");
+  return make_error("init takes a .cu or .hip file (or a .cuh), or a Triton .py file: " + one_line(input.string(), 200) + " is none of these");
 }
 
 Status check_init_output_name(const fs::path& input, const fs::path& output) {

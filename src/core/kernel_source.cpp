@@ -4,6 +4,7 @@
 #include "swizzleperf/core/kernel_source.h"
 
 #include "swizzleperf/core/cuda_scan.h"
+#include "swizzleperf/core/triton_scan.h"
 #include "swizzleperf/util/text.h"
 
 #include <dtl/dtl.hpp>
@@ -302,8 +303,7 @@ bool is_kernel_file_name(const std::filesystem::path& path) {
 }
 
 Status check_no_todo(const KernelSource& kernel) {
-  if (kernel.language() == RegionLanguage::python) return ok_status();  // init writes C++ programs only
-  const auto marks = todo_marks(kernel.text());
+  const auto marks = kernel.language() == RegionLanguage::python ? python_todo_marks(kernel.text()) : todo_marks(kernel.text());
   if (marks.empty()) return ok_status();
   const std::string where = kernel.path().empty() ? std::string("kernel") : kernel.path().string();
   return make_error(where + ":" + std::to_string(marks.front().line) + ": " + std::to_string(marks.size()) +

@@ -417,7 +417,7 @@ TEST(KernelInit, Refusals) {
             "hipLaunchKernelGGL(blur3x3, ...)): init needs one to rewrite");
   EXPECT_EQ(error_of("#include \"swz_harness.h\"\n  // swizzleperf:begin\n// swizzleperf:end\n", "gemm.hip"),
             "gemm.hip is already a swizzleperf program (it has a '// swizzleperf:begin' line): run swizzleperf check on it");
-  EXPECT_EQ(error_of(kScale, "scale.cpp"), "init takes a .cu or .hip file (or a .cuh): scale.cpp is neither");
+  EXPECT_EQ(error_of(kScale, "scale.cpp"), "init takes a .cu or .hip file (or a .cuh), or a Triton .py file: scale.cpp is none of these");
   EXPECT_EQ(error_of(std::string(16u * 1024 * 1024 + 1, ' '), "big.cu"),
             "big.cu is 16,777,217 bytes; the limit is 16,777,216 (a kernel file is tens of KB)");
   EXPECT_TRUE(make_contract_program(kScale, "s.cuh", std::nullopt).ok());
