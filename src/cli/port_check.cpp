@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "swizzleperf/core/cuda_scan.h"
+#include "swizzleperf/core/triton_scan.h"
 #include "swizzleperf/util/text.h"
 
 namespace swz::cli {
@@ -108,10 +109,14 @@ Result<std::optional<PortFinding>> swapped_grid_finding(const KernelSource& kern
 }  // namespace
 
 std::vector<PortFinding> source_findings(const KernelSource& kernel, bool strict) {
-  if (kernel.language() == RegionLanguage::python) return triton_findings(kernel, strict);
-  std::vector<PortFinding> out;
-  for (const auto& m : todo_marks(kernel.text()))
+  const bool python = kernel.language() == RegionLanguage::python;
+  std::vector<PortFinding> out = python ? triton_findings(kernel, strict) : std::vector<PortFinding>();
+  for (const auto& m : python ? python_todo_marks(kernel.text()) : todo_marks(kernel.text()))
     out.push_back({true, m.line, "swizzleperf:TODO left" + (m.text.empty() ? std::string() : ": " + m.text)});
+  if (python) {  // a Triton port: its TODOs among the region's findings, in line order
+    std::stable_sort(out.begin(), out.end(), [](const PortFinding& a, const PortFinding& b) { return a.line < b.line; });
+    return out;
+  }
   for (const auto& u : unswizzled_block_uses(kernel.text()))
     out.push_back({strict, u.line,
                    fmt::format("{} does not go through swizzle_pid: this block index bypasses the swizzle, so a "
