@@ -11,6 +11,7 @@
 
 #include "swizzleperf/core/cuda_scan.h"
 #include "swizzleperf/core/kernel_source.h"
+#include "swizzleperf/core/source_edits.h"
 #include "swizzleperf/util/text.h"
 
 namespace swz {
@@ -23,50 +24,6 @@ namespace {
 
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
 constexpr std::string_view kHarnessFillKernel = "swz_fill_uniform_kernel";
-
-// Edits at byte offsets of the input. At one offset inserts go before a
-// replacement, each kind in the order it was made; an edit that would overlap an
-// earlier one is dropped (none is expected: they are made at token boundaries).
-class Edits {
- public:
-  void insert(std::size_t pos, std::string text) { edits_.push_back({pos, 0, std::move(text), edits_.size()}); }
-  void replace(std::size_t pos, std::size_t len, std::string text) {
-    edits_.push_back({pos, len, std::move(text), edits_.size()});
-  }
-  std::string apply(std::string_view src) const {
-    auto sorted = edits_;
-    std::sort(sorted.begin(), sorted.end(), [](const Edit& a, const Edit& b) {
-      if (a.pos != b.pos) return a.pos < b.pos;
-      if ((a.len > 0) != (b.len > 0)) return a.len == 0;
-      return a.seq < b.seq;
-    });
-    std::string out;
-    out.reserve(src.size() + 4096);
-    std::size_t at = 0;
-    for (const auto& e : sorted) {
-      if (e.pos < at || e.pos > src.size()) continue;
-      out.append(src.substr(at, e.pos - at));
-      out += e.text;
-      at = e.pos + e.len;
-    }
-    out.append(src.substr(std::min(at, src.size())));
-    return out;
-  }
-
- private:
-  struct Edit {
-    std::size_t pos, len;
-    std::string text;
-    std::size_t seq;
-  };
-  std::vector<Edit> edits_;
-};
-
-// The input's line ending: CRLF when its first newline has a CR before it.
-std::string eol_of(std::string_view text) {
-  const std::size_t nl = text.find('\n');
-  return nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r' ? "\r\n" : "\n";
-}
 
 // The end of the line holding `offset`: its CR-LF or LF, or the end of the text.
 std::size_t line_end(std::string_view text, std::size_t offset) {
@@ -87,12 +44,7 @@ bool blank(std::string_view s) {
 // Text safe inside a `//` comment: one line, at most max_bytes (never cutting a UTF-8
 // sequence), and no trailing backslash (which would splice the next line in).
 std::string comment_safe(std::string s, std::size_t max_bytes) {
-  s = trim(one_line(std::move(s)));
-  if (s.size() > max_bytes) {
-    std::size_t cut = max_bytes;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-    s = s.substr(0, cut) + "...";
-  }
+  s = comment_excerpt(std::move(s), max_bytes);
   while (!s.empty() && (s.back() == '\\' || s.back() == ' ')) s.pop_back();
   return s;
 }
@@ -258,7 +210,7 @@ Result<InitResult> make_contract_program(std::string_view text, const fs::path& 
   const std::string in_name = comment_safe(input.filename().string(), 120);
   const std::string out_name = comment_safe(output.filename().string(), 120);
   const std::string eol = eol_of(text);
-  Edits edits;
+  SourceEdits edits;
   std::vector<std::pair<std::size_t, std::string>> warnings;  // (input line, message)
   InitResult result;
   result.kernel = K;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "swizzleperf/core/kernel_source.h"
+#include "swizzleperf/core/source_edits.h"
 #include "swizzleperf/core/triton_scan.h"
 #include "swizzleperf/util/text.h"
 
@@ -18,57 +19,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kTinitBom = "\xEF\xBB\xBF";
-
-// Edits at byte offsets of the input: at one offset inserts go before a replacement, each
-// kind in the order made; one that would overlap an earlier one is dropped.
-class TritonEdits {
- public:
-  void insert(std::size_t pos, std::string text) { edits_.push_back({pos, 0, std::move(text), edits_.size()}); }
-  void replace(std::size_t pos, std::size_t len, std::string text) { edits_.push_back({pos, len, std::move(text), edits_.size()}); }
-  std::string apply(std::string_view src) const {
-    auto sorted = edits_;
-    std::sort(sorted.begin(), sorted.end(), [](const Edit& a, const Edit& b) {
-      if (a.pos != b.pos) return a.pos < b.pos;
-      if ((a.len > 0) != (b.len > 0)) return a.len == 0;
-      return a.seq < b.seq;
-    });
-    std::string out;
-    out.reserve(src.size() + 8192);
-    std::size_t at = 0;
-    for (const auto& e : sorted) {
-      if (e.pos < at || e.pos > src.size()) continue;
-      out.append(src.substr(at, e.pos - at));
-      out += e.text;
-      at = e.pos + e.len;
-    }
-    out.append(src.substr(std::min(at, src.size())));
-    return out;
-  }
-
- private:
-  struct Edit {
-    std::size_t pos, len;
-    std::string text;
-    std::size_t seq;
-  };
-  std::vector<Edit> edits_;
-};
-
-std::string tinit_eol(std::string_view text) {
-  const std::size_t nl = text.find('\n');
-  return nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r' ? "\r\n" : "\n";
-}
-
-// Text safe inside a `#` comment: one line, at most max_bytes (never cutting a UTF-8 sequence).
-std::string tinit_comment_safe(std::string s, std::size_t max_bytes) {
-  s = trim(one_line(std::move(s)));
-  if (s.size() > max_bytes) {
-    std::size_t cut = max_bytes;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-    s = s.substr(0, cut) + "...";
-  }
-  return s;
-}
 
 // A Python string literal holding s (UTF-8 kept; quotes, backslashes and controls escaped).
 std::string tinit_py_string(std::string_view s) {
@@ -224,10 +174,10 @@ Result<InitResult> make_triton_program(std::string_view text, const fs::path& in
   const std::string name_shown = one_line(name, 80);
 
   const fs::path output = output_arg.empty() ? default_init_output(input) : output_arg;
-  const std::string in_name = tinit_comment_safe(input.filename().string(), 120);
-  const std::string out_name = tinit_comment_safe(output.filename().string(), 120);
-  const std::string eol = tinit_eol(text);
-  TritonEdits edits;
+  const std::string in_name = comment_excerpt(input.filename().string(), 120);
+  const std::string out_name = comment_excerpt(output.filename().string(), 120);
+  const std::string eol = eol_of(text);
+  SourceEdits edits;
   std::vector<std::pair<std::size_t, std::string>> warnings;  // (input line, message)
   InitResult result;
   result.kernel = name;
@@ -241,7 +191,7 @@ Result<InitResult> make_triton_program(std::string_view text, const fs::path& in
   }
   {
     std::string h = "# swizzleperf program made by 'swizzleperf init " + in_name + "' from Triton kernel " +
-                    tinit_comment_safe(name, 120) + "." + eol +
+                    comment_excerpt(name, 120) + "." + eol +
                     "# Next: fill in each TODO marked below, then run 'swizzleperf check --strict " + out_name +
                     "' (it lists what is left)." + eol +
                     "# swizzleperf:TODO default-grid: the line '# swizzleperf:default-grid MxN' here, MxN being grid(default_size()); "
@@ -353,8 +303,8 @@ Result<InitResult> make_triton_program(std::string_view text, const fs::path& in
   notes.push_back("# swizzleperf: swizzle_pid gives the logical tile t, row-major over grid_m x grid_n: tile row t // grid_n, "
                   "column t % grid_n");
   if (!group.empty())
-    notes.push_back("# swizzleperf:TODO " + tinit_comment_safe(group, 60) + ": this kernel orders its tiles itself; run() "
-                    "launches it with " + tinit_comment_safe(group, 60) + "=1 (or delete the grouping) so that swizzle_pid's "
+    notes.push_back("# swizzleperf:TODO " + comment_excerpt(group, 60) + ": this kernel orders its tiles itself; run() "
+                    "launches it with " + comment_excerpt(group, 60) + "=1 (or delete the grouping) so that swizzle_pid's "
                     "order is the only one; then delete this line");
   auto notes_text = [&] {
     std::string s;
@@ -381,7 +331,7 @@ Result<InitResult> make_triton_program(std::string_view text, const fs::path& in
     edits.replace(pline.begin, del_end - pline.begin, "");
     const std::size_t after = tinit_line_end(text, lines[found_last]);
     edits.insert(after, eol + notes_text() + indent + pname + " = " + call(gm, gn) + "  # swizzleperf: was " +
-                            tinit_comment_safe(pcode, 120) + ", above; moved below the tile counts it needs" +
+                            comment_excerpt(pcode, 120) + ", above; moved below the tile counts it needs" +
                             (after < text.size() ? "" : eol));
   } else {
     const std::string m = gm.empty() ? "grid_m" : gm, n = gn.empty() ? "grid_n" : gn;
@@ -390,7 +340,7 @@ Result<InitResult> make_triton_program(std::string_view text, const fs::path& in
     edits.insert(pline.begin, notes_text());
     edits.replace(pid->begin, pid->end - pid->begin, call(m, n));
     warnings.emplace_back(pline.line, "grid_m and grid_n (the tile counts swizzle_pid needs) were not found before " +
-                                          tinit_comment_safe(pcode, 80) + "; a TODO marks where they go");
+                                          comment_excerpt(pcode, 80) + "; a TODO marks where they go");
   }
   // Other program ids the kernel reads.
   std::set<std::size_t> marked;
@@ -400,7 +350,7 @@ Result<InitResult> make_triton_program(std::string_view text, const fs::path& in
     const std::string spelled(trim(text.substr(id.begin, id.end - id.begin)));
     const std::string why = spelled + (id.axis == 0 ? " is read again here: use the tile the swizzle gave"
                                                     : " is not the 1-D tile id init ports: a 2-D launch's axis is left to you");
-    edits.insert(tinit_line_end(text, lines[id.line_index]), "  # swizzleperf:TODO " + tinit_comment_safe(why, 200));
+    edits.insert(tinit_line_end(text, lines[id.line_index]), "  # swizzleperf:TODO " + comment_excerpt(why, 200));
     warnings.emplace_back(lines[id.line_index].line, why);
   }
   if (K->autotuned)
@@ -503,8 +453,8 @@ Result<InitResult> make_triton_program(std::string_view text, const fs::path& in
     if (!gm_code.empty()) how += gm_code;
     if (!gn_code.empty()) how += (how.empty() ? "" : "; ") + gn_code;
     L("    # swizzleperf:TODO the tile grid (grid_m, grid_n) at `size`, as the kernel counts its tiles" +
-      (how.empty() ? std::string() : ": " + tinit_comment_safe(how, 200)) +
-      (grid_hint.empty() ? std::string() : " (the launch's grid: " + tinit_comment_safe(grid_hint, 160) + ")"));
+      (how.empty() ? std::string() : ": " + comment_excerpt(how, 200)) +
+      (grid_hint.empty() ? std::string() : " (the launch's grid: " + comment_excerpt(grid_hint, 160) + ")"));
   }
   L("    def grid(self, size):");
   L("        return (1, 1)");
@@ -533,7 +483,7 @@ Result<InitResult> make_triton_program(std::string_view text, const fs::path& in
       "self._c); one program per tile");
     L("        " + launch_line);
   } else {
-    L("        # swizzleperf:TODO launch " + tinit_comment_safe(name, 80) + "[(grid_m * grid_n,)](...) on setup()'s members: one "
+    L("        # swizzleperf:TODO launch " + comment_excerpt(name, 80) + "[(grid_m * grid_n,)](...) on setup()'s members: one "
       "program per tile");
     L("        pass");
   }
