@@ -68,42 +68,9 @@ std::string c_string(std::string_view s) {
   return out + "\"";
 }
 
-bool is_identifier(std::string_view s) {
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return u == '_' || (u >= '0' && u <= '9') || (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || u >= 0x80;
-  });
-}
-
-// blur3x3 -> Blur3x3Program, gemm_kernel -> GemmKernelProgram; "Swz" in front when
-// that would start with a digit or is a name the file (or the harness) already uses.
+// blur3x3 -> Blur3x3Program, gemm_kernel -> GemmKernelProgram (core/source_edits).
 std::string class_name(const std::string& kernel, const CudaSource& src) {
-  std::string out;
-  bool up = true;
-  for (char c : kernel) {
-    if (c == '_') {
-      up = true;
-      continue;
-    }
-    if (up && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-    up = false;
-    out += c;
-  }
-  if (out.empty() || (out[0] >= '0' && out[0] <= '9')) out = "Swz" + out;
-  out += "Program";
-  for (int tries = 0; tries < 4 && (out == "SwzProgram" || !src.identifier_uses(out).empty()); ++tries) out = "Swz" + out;
-  return out;
-}
-
-// "a, b, c", at most 12 names then ", ...".
-std::string name_list(const std::vector<std::string>& names) {
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i == 12) return out + ", ...";
-    out += (i ? ", " : "") + one_line(names[i], 80);
-  }
-  return out;
+  return program_class_name(kernel, [&](const std::string& name) { return !src.identifier_uses(name).empty(); });
 }
 
 // Top-level commas in code text (parentheses, brackets and braces nest): a

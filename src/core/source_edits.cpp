@@ -42,4 +42,39 @@ std::string comment_excerpt(std::string s, std::size_t max_bytes) {
   return s;
 }
 
+bool is_identifier(std::string_view s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u == '_' || (u >= '0' && u <= '9') || (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || u >= 0x80;
+  });
+}
+
+std::string name_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i == 12) return out + ", ...";
+    out += (i ? ", " : "") + one_line(names[i], 80);
+  }
+  return out;
+}
+
+std::string program_class_name(const std::string& kernel, const std::function<bool(const std::string&)>& taken) {
+  std::string out;
+  bool up = true;
+  for (char c : kernel) {
+    if (c == '_') {
+      up = true;
+      continue;
+    }
+    if (up && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    up = false;
+    out += c;
+  }
+  if (out.empty() || (out[0] >= '0' && out[0] <= '9')) out = "Swz" + out;
+  out += "Program";
+  for (int tries = 0; tries < 4 && (out == "SwzProgram" || taken(out)); ++tries) out = "Swz" + out;
+  return out;
+}
+
 }  // namespace swz

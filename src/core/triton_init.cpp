@@ -40,55 +40,22 @@ std::string tinit_py_string(std::string_view s) {
   return out + "\"";
 }
 
-bool tinit_is_ident(std::string_view s) {
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return u == '_' || (u >= '0' && u <= '9') || (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || u >= 0x80;
-  });
-}
-
 // Where text goes at the end of a line: before its CR-LF or LF.
 std::size_t tinit_line_end(std::string_view text, const PyLine& line) {
   return line.end > line.begin && line.end <= text.size() && text[line.end - 1] == '\r' ? line.end - 1 : line.end;
 }
 
-// "a, b, c", at most 12 names then ", ...".
-std::string tinit_names(const std::vector<std::string>& names) {
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i == 12) return out + ", ...";
-    out += (i ? ", " : "") + one_line(names[i], 80);
-  }
-  return out;
-}
-
-// matmul_kernel -> MatmulKernelProgram ("Swz" in front when it would start with a digit or
-// the file already names it).
+// matmul_kernel -> MatmulKernelProgram (core/source_edits).
 std::string tinit_class_name(const std::string& kernel, const PySource& src) {
-  std::string out;
-  bool up = true;
-  for (char c : kernel) {
-    if (c == '_') {
-      up = true;
-      continue;
-    }
-    if (up && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-    up = false;
-    out += c;
-  }
-  if (out.empty() || (out[0] >= '0' && out[0] <= '9')) out = "Swz" + out;
-  out += "Program";
-  for (int tries = 0; tries < 4 && (out == "SwzProgram" || !src.identifier_uses(out, 0, src.text().size()).empty()); ++tries)
-    out = "Swz" + out;
-  return out;
+  return program_class_name(kernel,
+                            [&](const std::string& name) { return !src.identifier_uses(name, 0, src.text().size()).empty(); });
 }
 
 // `NAME = <rhs>` (not ==, not an augmented assignment): NAME, and the rhs's offset in `code`;
 // empty when the line is not one.
 std::pair<std::string, std::size_t> tinit_assignment(std::string_view code) {
   std::size_t k = 0;
-  while (k < code.size() && (tinit_is_ident(code.substr(k, 1)) || (k > 0 && code[k] >= '0' && code[k] <= '9'))) ++k;
+  while (k < code.size() && (is_identifier(code.substr(k, 1)) || (k > 0 && code[k] >= '0' && code[k] <= '9'))) ++k;
   if (k == 0) return {};
   std::size_t e = k;
   while (e < code.size() && (code[e] == ' ' || code[e] == '\t')) ++e;
@@ -104,7 +71,7 @@ char tinit_grid_axis(const std::string& name, std::string_view rhs) {
     std::size_t k = at + 5;
     while (k < rhs.size() && rhs[k] == ' ') ++k;
     std::size_t e = k;
-    while (e < rhs.size() && (tinit_is_ident(rhs.substr(e, 1)) || (rhs[e] >= '0' && rhs[e] <= '9'))) ++e;
+    while (e < rhs.size() && (is_identifier(rhs.substr(e, 1)) || (rhs[e] >= '0' && rhs[e] <= '9'))) ++e;
     const std::string_view first = rhs.substr(k, e - k);
     if (first == "M") return 'm';
     if (first == "N") return 'n';
@@ -157,16 +124,16 @@ Result<InitResult> make_triton_program(std::string_view text, const fs::path& in
       if (f->name == *kernel) K = f;
     if (!K)
       return make_error(shown + " has no @triton.jit kernel named '" + one_line(*kernel, 80) + "' (its kernel" +
-                        (jits.size() == 1 ? ": " : "s: ") + tinit_names(jit_names) + ")");
+                        (jits.size() == 1 ? ": " : "s: ") + name_list(jit_names) + ")");
     if (!reads_pid0(*K))
       return make_error("kernel " + one_line(*kernel, 80) + " in " + shown +
                         " does not read tl.program_id(0): init ports a kernel launched over a 1-D grid of tiles, one program each");
   } else if (candidates.empty()) {
     return make_error(shown + " has no @triton.jit kernel that reads tl.program_id(0) (its kernel" + (jits.size() == 1 ? ": " : "s: ") +
-                      tinit_names(jit_names) + "): init ports a kernel launched over a 1-D grid of tiles, one program each");
+                      name_list(jit_names) + "): init ports a kernel launched over a 1-D grid of tiles, one program each");
   } else if (candidates.size() > 1) {
     return make_error(shown + " has " + std::to_string(candidates.size()) + " kernels that read tl.program_id(0) (" +
-                      tinit_names(ported_names) + "): pick one with --kernel NAME");
+                      name_list(ported_names) + "): pick one with --kernel NAME");
   } else {
     K = candidates.front();
   }
@@ -384,7 +351,7 @@ Result<InitResult> make_triton_program(std::string_view text, const fs::path& in
   if (!launches.empty()) {
     const PyLaunch& l = launches.front();
     grid_hint = l.grid;
-    if (tinit_is_ident(l.grid)) {
+    if (is_identifier(l.grid)) {
       for (const auto& f : src.functions()) {
         if (f.name != l.enclosing_function) continue;
         for (std::size_t i = f.def + 1; i < f.end && lines[i].begin < l.begin; ++i) {

@@ -1,10 +1,12 @@
 // Source edits shared by the two `init` writers (core/kernel_init for CUDA/HIP files,
 // core/triton_init for Triton files): a set of insertions and replacements at byte
 // offsets of the original text, applied in one pass, and the small text rules both
-// follow (the input's line ending, a comment-safe one-line excerpt).
+// follow (the input's line ending, a comment-safe one-line excerpt, identifiers, name
+// lists, the program class's name).
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,5 +39,16 @@ std::string eol_of(std::string_view text);
 // s as one trimmed line of at most max_bytes (cut before a UTF-8 continuation byte,
 // "..." appended), safe inside a line comment.
 std::string comment_excerpt(std::string s, std::size_t max_bytes);
+
+// A C-like identifier (letters, digits, '_', UTF-8 bytes; not starting with a digit).
+bool is_identifier(std::string_view s);
+
+// "a, b, c": at most 12 names (each one line, at most 80 bytes), then ", ...".
+std::string name_list(const std::vector<std::string>& names);
+
+// The program class a writer names after `kernel`: gemm_kernel -> GemmKernelProgram,
+// "Swz" in front when it would start with a digit, is the harness's SwzProgram, or is
+// `taken` in the file (at most 4 more times).
+std::string program_class_name(const std::string& kernel, const std::function<bool(const std::string&)>& taken);
 
 }  // namespace swz
