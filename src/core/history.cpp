@@ -157,6 +157,15 @@ void from_json(const nlohmann::json& j, RunHistory& h) {
   }
 }
 
+void set_one_shot(Attempt& a, const Attempt& baseline) {
+  if (!baseline.timing || !a.timing || !(a.timing->median_ms > 0)) return;
+  a.speedup = baseline.timing->median_ms / a.timing->median_ms;
+  a.speedup_regime = a.timing->regime;
+  const auto& be = baseline.timing->energy_mj_per_run;
+  const auto& ce = a.timing->energy_mj_per_run;
+  if (be && ce && *be > 0 && *ce > 0) a.energy_ratio = *ce / *be;  // one-shot; the judge gives its interval
+}
+
 bool better_attempt(const Attempt& a, const Attempt& b) {
   const double ha = a.metrics && a.metrics->l2_hit_pct ? *a.metrics->l2_hit_pct : -1;
   const double hb = b.metrics && b.metrics->l2_hit_pct ? *b.metrics->l2_hit_pct : -1;

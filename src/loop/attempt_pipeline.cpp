@@ -167,13 +167,7 @@ StageResult AttemptPipeline::evaluate(Attempt& a, const fs::path& exe, const fs:
     evaluate_unsupported_ = true;
     r = evaluate_three_processes(a, exe, dir, &baseline);
   }
-  if (r.passed() && baseline.timing && a.timing && a.timing->median_ms > 0) {
-    a.speedup = baseline.timing->median_ms / a.timing->median_ms;
-    a.speedup_regime = a.timing->regime;
-    const auto& be = baseline.timing->energy_mj_per_run;
-    const auto& ce = a.timing->energy_mj_per_run;
-    if (be && ce && *be > 0 && *ce > 0) a.energy_ratio = *ce / *be;  // one-shot; the re-check gives its interval
-  }
+  if (r.passed()) set_one_shot(a, baseline);
   return r;
 }
 

@@ -53,21 +53,14 @@ std::vector<std::size_t> select_finalists(const RunHistory& h, int count) {
 }
 
 void clear_verdict(Attempt& a, const Attempt* baseline) {
-  if (a.recheck.contains("one_shot_speedup") && a.recheck["one_shot_speedup"].is_number())
-    a.speedup = a.recheck["one_shot_speedup"].get<double>();
-  if (a.timing) a.speedup_regime = a.timing->regime;
   a.speedup_ci_low.reset();
   a.speedup_ci_high.reset();
   a.significant.reset();
+  a.energy_ratio.reset();
   a.energy_ci_low.reset();
   a.energy_ci_high.reset();
   a.energy_significant.reset();
-  a.energy_ratio.reset();
-  if (baseline && baseline->timing && a.timing) {
-    const auto& be = baseline->timing->energy_mj_per_run;
-    const auto& ce = a.timing->energy_mj_per_run;
-    if (be && ce && *be > 0 && *ce > 0) a.energy_ratio = *ce / *be;
-  }
+  if (baseline) set_one_shot(a, *baseline);
   a.recheck = nlohmann::json::object();
 }
 

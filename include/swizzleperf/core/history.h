@@ -101,6 +101,10 @@ bool significantly_less_energy(const Attempt& a);
 // Can the attempt be a run's best under the objective? Validated, and under time also
 // significantly faster, under energy significantly less energy. RunHistory::best() and report.html's best-so-far line use it.
 bool eligible_for_best(const Attempt& a, Objective objective);
+// The screening's numbers from the two one-shot timings: speedup (baseline median / a's),
+// its regime, and the energy ratio when both timings have energy. Nothing when either
+// timing is missing. Set after evaluate, and again when a judge's verdict is undone.
+void set_one_shot(Attempt& a, const Attempt& baseline);
 
 struct RunHistory {
   int schema_version = kHistorySchemaVersion;

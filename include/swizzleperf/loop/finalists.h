@@ -24,8 +24,8 @@ inline constexpr double kFinalistSlack = 0.03;
 std::vector<std::size_t> select_finalists(const RunHistory& h, int count);
 
 // Undoes an earlier judge's verdict on `a` (a resumed run judges again over every
-// attempt): the one-shot speedup and energy ratio back, no interval, no record.
-// `baseline` gives the one-shot energy ratio.
+// attempt): the one-shot speedup and energy ratio back (set_one_shot, from the two
+// timings), no interval, no record.
 void clear_verdict(Attempt& a, const Attempt* baseline);
 
 }  // namespace swz
