@@ -78,6 +78,11 @@ struct KernelCheck {
 // program without a footprint section is a note (it still passes); a footprint that does not
 // compile, is refused, or disagrees with the program's own unique-byte count is an error.
 void predict_candidates(const KernelSource& k, const CheckSettings& s, ProcessRunner& runner, KernelCheck& c) {
+  if (k.language() == RegionLanguage::python) {
+    c.predict_note = "not predicted: footprints are C++ sections of CUDA/HIP programs; a Triton program cannot be "
+                     "predicted yet (docs/kernel-contract.md, \"Footprints\")";
+    return;
+  }
   auto section = find_footprint_section(k.text(), k.path().filename().string());
   if (section && !*section) {
     c.predict_note = "not predicted: the program declares no footprint (a '// swizzleperf:footprint-begin' section; see "

@@ -160,6 +160,11 @@ TEST_F(TritonE2E, CheckPassesTheShippedProgramsWithoutAGpuOrTritonAndFailsAHalve
                      (source_dir() / "kernels/triton/attention.py").string(), "--arch", "sm_90"});
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   EXPECT_TRUE(has(ok.out, "2 kernel(s): 2 passed, 0 failed")) << ok.out;
+  // --predict names why a Triton program has no prediction, rather than asking it for a C++ section.
+  auto predict = run_cli({"check", (source_dir() / "kernels/triton/matmul.py").string(), "--arch", "sm_90", "--no-build", "--predict"});
+  EXPECT_EQ(predict.exit_code, 0) << predict.out << predict.err;
+  EXPECT_TRUE(has(predict.out, "not predicted: footprints are C++ sections of CUDA/HIP programs; a Triton program cannot be predicted yet"))
+      << predict.out;
   std::string text = read_text(source_dir() / "kernels/triton/matmul.py");
   const auto at = text.find("    return pid\n# swizzleperf:end");
   ASSERT_NE(at, std::string::npos);

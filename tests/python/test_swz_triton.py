@@ -389,6 +389,31 @@ class VerifySizesTest(unittest.TestCase):
         self.assertEqual(tuple(swz_triton.default_tol("i32", 100)), (0.0, 0.0, 0.0))
         self.assertEqual(swz_triton.default_tol("f32", 9).abs_per_max_ref, 4 * 9 * 2.0 ** -24)
         self.assertEqual(swz_triton.default_tol("f64", 0).abs_per_max_ref, 4 * 2.0 ** -53)
+        # fp16 output: f32 accumulation and one rounding at the store, not 4 L 2^-11 R (~0.59 R at L = 300).
+        f16 = swz_triton.default_tol("f16", 300)
+        self.assertEqual(tuple(f16), (2.0 ** -24, 2.0 ** -11, 4 * 300 * 2.0 ** -24))
+        self.assertLess(swz_triton.tol_abs(f16, 1.0) + f16.rel * 1.0, 1.2e-3)
+
+    def test_fp16_default_tolerance_passes_a_rounded_sum_and_fails_a_missing_term(self):
+        # A 300-term dot product of values in [-1, 1), summed exactly, then stored as fp16:
+        # the default passes it; the same sum without one 64-term tile does not.
+        import random
+        import struct
+        rng = random.Random(5)
+        refs, rounded, missing = [], [], []
+        for _ in range(64):
+            terms = [rng.uniform(-1, 1) * rng.uniform(-1, 1) for _ in range(300)]
+            ref = sum(terms)
+            refs.append(ref)
+            rounded.append(struct.unpack("e", struct.pack("e", ref))[0])
+            missing.append(struct.unpack("e", struct.pack("e", ref - sum(terms[64:128])))[0])
+        tol = swz_triton.default_tol("f16", 300)
+        ok = swz_triton.CaseStats()
+        swz_triton.check_values(rounded, refs, tol, ok)
+        self.assertEqual(ok.mismatches, 0)
+        bad = swz_triton.CaseStats()
+        swz_triton.check_values(missing, refs, tol, bad)
+        self.assertGreater(bad.mismatches, 48)
         self.assertEqual(swz_triton.tol_abs(swz_triton.SwzTol(1e-3, 0, 2.0), 10.0), 1e-3 + 20.0)
 
     def test_rng_and_digest(self):
