@@ -3,26 +3,34 @@ bench/results/<date>-<device>-judge.{md,json}: per kernel the command, wall seco
 attempts, the named winner (or none) and, in each regime, the winner's (else the judge's
 leader's) speedup, 95 % interval, significance and the members' median SM clocks; the
 judge's own record (finalists, rounds, why it stopped, seconds); and gemm_tc's
-repeatability over its runs. Reads the raw histories (and, for a run whose history did
-not come back, its console lines) from bench/results/raw-judge/.
-Usage: python3 bench/judge_result.py [RAW_DIR] [STEM]"""
+repeatability over its runs. Reads from RAW_DIR: runs.txt (one "NAME FILE" per run),
+calls.txt (one "CALL_FILE COMMIT" per device call: the script's judge.txt of that call),
+device.txt, each run's NAME.history.json (or, for a run whose history did not come back, its
+console lines NAME.console.txt), and notes.md (paragraphs appended to the .md: what the
+reader needs to know about those runs).
+Usage: python3 bench/judge_result.py RAW_DIR STEM
+e.g.   python3 bench/judge_result.py bench/results/raw-judge bench/results/2026-11-28-h200-judge"""
 import json, os, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from resultfmt import cell, write_result  # noqa: E402
 
-RAW = sys.argv[1] if len(sys.argv) > 1 else "bench/results/raw-judge"
-STEM = sys.argv[2] if len(sys.argv) > 2 else "bench/results/2026-11-28-h200-judge"
-# name -> (file, the call's commit, wall seconds as the script timed the whole command)
-RUNS = [("gemm_tc_1", "kernels/tc/gemm_tc.hip"), ("gemm_tc_2", "kernels/tc/gemm_tc.hip"),
-        ("gemm_tc_3", "kernels/tc/gemm_tc.hip"), ("matmul", "kernels/triton/matmul.py"),
-        ("attention", "kernels/tc/attention_fwd.hip"), ("linear", "kernels/triton/linear.py"),
-        ("rmsnorm", "kernels/triton/rmsnorm.py")]
+if len(sys.argv) != 3:
+    sys.exit("usage: judge_result.py RAW_DIR STEM")
+RAW, STEM = sys.argv[1], sys.argv[2]
+
+
+def pairs(name):
+    return [tuple(l.split()) for l in open(os.path.join(RAW, name)) if l.strip() and not l.startswith("#")]
+
+
+RUNS = pairs("runs.txt")
+CALLS = pairs("calls.txt")
 
 
 def walls():
     out = {}
-    for call, commit in (("call1-judge.txt", "d1a3168"), ("call2-judge.txt", "d7278a4")):
+    for call, commit in CALLS:
         for line in open(os.path.join(RAW, call)):
             m = re.match(r"(\S+) (\S+) rc=(\d+) wall=([\d.]+)", line)
             if m:
@@ -101,9 +109,9 @@ def main():
     md = ["# The speed judge with default options (2026-11-28, " + device[0].split(",")[0] + ")", "",
           "Each row is one `swizzleperf optimize FILE --json` with every default: objective time, regime both, the",
           "built-in proposer, 10 iterations, then the judge's tournament over the finalists. Device: " + device[0] + "; " +
-          (device[1] if len(device) > 1 else "") + ". Commands: `bash bench/h100_judge.sh NAME=FILE ...` in two device",
-          "calls (commits d1a3168 and d7278a4; the first call's binary also held uncommitted command-line fixes later",
-          "committed as 6e19d5e); the table: `python3 bench/judge_result.py`. Speedups are baseline/candidate, 95 %",
+          (device[1] if len(device) > 1 else "") + ". Commands: `bash bench/h100_judge.sh NAME=FILE ...` in " +
+          str(len(CALLS)) + " device call(s) (commits " + ", ".join(c for _, c in CALLS) + "); the table: `python3",
+          "bench/judge_result.py " + RAW + " " + STEM + "`. Speedups are baseline/candidate, 95 %",
           "sign-test intervals, for the named winner (else the judge's leader); MHz are median SM clocks, baseline ->",
           "candidate.", "",
           "| kernel | wall s | attempts | winner | burst | sustained | judge |",
@@ -124,22 +132,12 @@ def main():
             k["kernel"], cell(k.get("wall_s"), "{:.1f}"), cell(k.get("attempts"), "{}"), k["winner"] or "none",
             rcell(k.get("burst")), rcell(k.get("sustained")), len(j.get("finalists", [])),
             (": " + tours) if tours else ""))
-    md += ["", "gemm_tc over its three runs: burst {} (spread {} % of the median), sustained {} (spread {} %).".format(
-        ", ".join("{:.3f}".format(x) for x in rep["burst"]["speedups"]), rep["burst"]["spread_pct_of_median"],
-        ", ".join("{:.3f}".format(x) for x in rep["sustained"]["speedups"]), rep["sustained"]["spread_pct_of_median"]),
-        "", "matmul's history did not come back from its device call (the tool returns 8 files; the script",
-        "packed its archive only at the end then): its row is read from the run's console lines",
-        "(raw-judge/matmul.console.txt), so its attempt count is unknown. matmul and linear ran at d1a3168,",
-        "whose judge started the four serving programs once per regime, one after the other: linear's judge took",
-        "90 s, of which its tournaments were 35 s. From d7278a4 one set serves both regimes and the programs start",
-        "together (rmsnorm, attention and gemm_tc_2/3 ran so); matmul and linear were not run again.",
-        "", "These runs screened 5 candidates each (attempts), not 10: the built-in proposer then refined a family",
-        "only on a member's judged verdict, which the judge now gives after the search, so every family stopped",
-        "after its first member. Fixed in 3ee82b9 (a family is refined on a one-shot screening more than 2 %",
-        "faster); that change was not run on the GPU: a default run now screens up to 10 candidates, about",
-        "4-5 s each on gemm_tc (its screened attempts here) and 17-22 s each for a Triton program.",
-        "", "rmsnorm (memory-bound: every row read once) names no winner: both finalists are significantly slower",
-        "than the original order in both regimes, and the run says so."]
+    md += ["", "gemm_tc over its {} runs: burst {} (spread {} % of the median), sustained {} (spread {} %).".format(
+        len(g), ", ".join("{:.3f}".format(x) for x in rep["burst"]["speedups"]), rep["burst"]["spread_pct_of_median"],
+        ", ".join("{:.3f}".format(x) for x in rep["sustained"]["speedups"]), rep["sustained"]["spread_pct_of_median"])]
+    notes = os.path.join(RAW, "notes.md")
+    if os.path.exists(notes):
+        md += [""] + open(notes).read().rstrip("\n").split("\n")
     print(write_result(STEM, data, md))
 
 
