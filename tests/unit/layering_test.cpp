@@ -32,11 +32,12 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"llm", {"util", "core"}},
       {"backend", {"util", "core"}},
       {"model", {"util", "core"}},
+      {"tune", {"util", "core"}},
       {"proposer", {"util", "core", "llm", "model"}},
       {"probe", {"util", "core", "backend"}},
-      {"loop", {"util", "core", "backend", "proposer", "llm", "model"}},
-      {"report", {"util", "core", "backend", "proposer", "llm", "loop", "model"}},
-      {"cli", {"util", "core", "backend", "proposer", "llm", "probe", "loop", "report", "model"}},
+      {"loop", {"util", "core", "backend", "proposer", "llm", "model", "tune"}},
+      {"report", {"util", "core", "backend", "proposer", "llm", "loop", "model", "tune"}},
+      {"cli", {"util", "core", "backend", "proposer", "llm", "probe", "loop", "report", "model", "tune"}},
   };
   return table;
 }
