@@ -57,6 +57,7 @@ std::vector<std::string> CudaBackend::build_argv(const BuildRequest& req, const 
   std::vector<std::string> argv = {compiler, "-x", "cu", "-std=c++17", opt, "-arch=" + arch,
                                    "-I" + (support / "hip_on_cuda").string(), "-I" + support.string(),
                                    "-DSWZ_NUM_DIES=" + std::to_string(req.num_dies)};
+  for (const auto& [name, value] : req.defines) argv.push_back("-D" + name + "=" + std::to_string(value));
   argv.insert(argv.end(), tools_.extra_flags.begin(), tools_.extra_flags.end());
   argv.insert(argv.end(), {"-o", req.output.string(), req.source.string()});
   return argv;

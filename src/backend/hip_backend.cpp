@@ -33,6 +33,7 @@ std::vector<std::string> HipBackend::build_argv(const BuildRequest& req, const s
   std::string arch = !req.arch.empty() ? req.arch : tools_.arch;
   if (!arch.empty()) argv.push_back("--offload-arch=" + arch);
   argv.insert(argv.end(), {"-I" + support.string(), "-DSWZ_NUM_DIES=" + std::to_string(req.num_dies)});
+  for (const auto& [name, value] : req.defines) argv.push_back("-D" + name + "=" + std::to_string(value));
   argv.insert(argv.end(), tools_.extra_flags.begin(), tools_.extra_flags.end());
   argv.insert(argv.end(), {"-o", req.output.string(), req.source.string()});
   return argv;

@@ -11,6 +11,7 @@
 #include "swizzleperf/backend/hip_backend.h"
 #include "swizzleperf/core/hardware_profile.h"
 #include "swizzleperf/core/kernel_source.h"
+#include "swizzleperf/tune/tune_space.h"
 #include "swizzleperf/util/file_io.h"
 #include "swizzleperf/util/text.h"
 
@@ -130,6 +131,15 @@ Result<BuildResult> TritonBackend::build(const BuildRequest& req) {
   // 2. The launcher, executable.
   auto text = read_file(req.source);
   if (!text) return text.error();
+  if (!req.defines.empty()) {
+    auto tuned = with_tunable_values(*text, RegionLanguage::python, req.defines, req.source.filename().string());
+    if (!tuned) {
+      b.failure = "tunables: " + tuned.error().message;
+      b.seconds = seconds();
+      return b;
+    }
+    *text = std::move(*tuned);
+  }
   const std::string launcher = launcher_text(py, support_dir(), fs::absolute(req.source), *text, req.num_dies);
   if (auto st = write_file_atomic(req.output, launcher); !st) return st.error();
   if (::chmod(req.output.c_str(), 0755) != 0) return make_error("cannot make " + req.output.string() + " executable");

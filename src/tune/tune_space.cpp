@@ -251,6 +251,47 @@ Result<TuneSpace> parse_tune_space(std::string_view text, RegionLanguage languag
   return space;
 }
 
+Result<std::string> with_tunable_values(std::string_view text, RegionLanguage language,
+                                        const std::map<std::string, std::int64_t>& values, const std::string& name) {
+  auto space = parse_tune_space(text, language, name);
+  if (!space) return space.error();
+  std::map<int, std::pair<std::string, std::int64_t>> by_line;  // declaring line -> (name, new value)
+  for (const auto& [n, v] : values) {
+    auto t = std::find_if(space->tunables.begin(), space->tunables.end(), [&](const Tunable& x) { return x.name == n; });
+    if (t == space->tunables.end()) return make_error(fmt::format("{}: {} is not a tunable of the program", name, n));
+    if (!std::binary_search(t->values.begin(), t->values.end(), v))
+      return make_error(fmt::format("{}:{}: {} is not among {}'s values", name, t->line, v, n));
+    by_line[t->line] = {n, v};
+  }
+  std::string out;
+  out.reserve(text.size() + 16 * values.size());
+  int line = 1;
+  for (std::size_t at = 0; at <= text.size(); ++line) {
+    std::size_t nl = text.find('\n', at);
+    const bool last = nl == std::string_view::npos;
+    if (last) nl = text.size();
+    std::string_view l = text.substr(at, nl - at);
+    auto it = by_line.find(line);
+    if (it == by_line.end()) {
+      out.append(l);
+    } else {
+      // The value is the first run of digits after the name (after `=` in Python, after
+      // `#define NAME` in C++): parse_tune_space accepted exactly that shape.
+      const std::size_t name_from = language == RegionLanguage::python ? 0 : l.find("define") + 6;
+      std::size_t v0 = l.find(it->second.first, name_from) + it->second.first.size();
+      while (v0 < l.size() && !std::isdigit(static_cast<unsigned char>(l[v0]))) ++v0;
+      std::size_t v1 = v0;
+      while (v1 < l.size() && std::isdigit(static_cast<unsigned char>(l[v1]))) ++v1;
+      out.append(l.substr(0, v0));
+      out.append(std::to_string(it->second.second));
+      out.append(l.substr(v1));
+    }
+    if (!last) out.push_back('\n');
+    at = nl + 1;
+  }
+  return out;
+}
+
 std::string point_excluded(const TuneSpace& space, const TunePoint& p, const TuneLimits& limits) {
   const auto bound = space.bind(p);
   for (const auto& r : space.restrictions) {

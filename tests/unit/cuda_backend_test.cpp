@@ -137,6 +137,13 @@ TEST(CudaBackend, BuildArgvShape) {
   EXPECT_EQ(argv[argv.size() - 3], "-o");
   EXPECT_EQ(argv[argv.size() - 2], "out/gemm");
   EXPECT_EQ(argv.back(), "kernels/gemm.hip");
+  // A tuning point's parameters become defines.
+  BuildRequest point{"kernels/gemm.hip", "out/gemm", 2, "sm_90"};
+  point.defines = {{"BLOCK_M", 64}, {"NUM_WARPS", 8}};
+  const auto tuned = cuda.build_argv(point, "nvcc");
+  EXPECT_EQ(tuned.size(), argv.size() + 2);
+  EXPECT_NE(std::find(tuned.begin(), tuned.end(), "-DBLOCK_M=64"), tuned.end());
+  EXPECT_NE(std::find(tuned.begin(), tuned.end(), "-DNUM_WARPS=8"), tuned.end());
 }
 
 }  // namespace

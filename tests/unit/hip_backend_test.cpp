@@ -39,6 +39,9 @@ TEST(HipBackend, BuildArgvShape) {
   EXPECT_TRUE(has_arg(argv, "--offload-arch=gfx940"));
   EXPECT_TRUE(has_arg(argv, "-I" + support_dir().string()));
   EXPECT_TRUE(has_arg(argv, "-DSWZ_NUM_DIES=8"));
+  BuildRequest point{"kernels/gemm.hip", "/tmp/out/gemm", 8, "gfx940"};
+  point.defines = {{"TILE", 32}};
+  EXPECT_TRUE(has_arg(hip.build_argv(point, "hipcc"), "-DTILE=32"));
   EXPECT_TRUE(has_arg(argv, "-O3"));
   // ... -o OUTPUT SOURCE, the source last.
   EXPECT_EQ(argv[argv.size() - 3], "-o");

@@ -30,7 +30,7 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"util", {}},
       {"core", {"util"}},
       {"llm", {"util", "core"}},
-      {"backend", {"util", "core"}},
+      {"backend", {"util", "core", "tune"}},
       {"model", {"util", "core"}},
       {"tune", {"util", "core"}},
       {"proposer", {"util", "core", "llm", "model"}},

@@ -93,10 +93,12 @@ class TritonBuild : public ::testing::Test {
   void SetUp() override {
     if (!test::have_tool("python3")) GTEST_SKIP() << "no python3";
   }
-  Result<BuildResult> build(const std::string& program_text) {
+  Result<BuildResult> build(const std::string& program_text, std::map<std::string, std::int64_t> defines = {}) {
     test::write_text(dir_ / "prog.py", program_text);
     TritonBackend b(runner_, python_tools());
-    return b.build({dir_ / "prog.py", dir_ / "prog", 2, ""});
+    BuildRequest req{dir_ / "prog.py", dir_ / "prog", 2, ""};
+    req.defines = std::move(defines);
+    return b.build(req);
   }
   TempDir dir_;
   RealProcessRunner runner_;
@@ -109,6 +111,21 @@ TEST_F(TritonBuild, AProgramWhoseInfoRunsBuildsToAnExecutableLauncher) {
   auto r = runner_.run({{(dir_ / "prog").string(), "info"}, {}, {}, std::chrono::seconds(30)});
   EXPECT_TRUE(r.success()) << r.err;
   EXPECT_TRUE(has(r.out, "\"dies\": 2")) << r.out;
+}
+
+TEST_F(TritonBuild, ATuningPointRunsWithItsValuesInTheDeclaringLines) {
+  const std::string prog =
+      "import sys\nBLOCK = 64  # swizzleperf:tunable 32 64 128\nif sys.argv[1:] == ['info']:\n    print('{\"block\": %d}' % BLOCK)\n";
+  auto b = build(prog, {{"BLOCK", 128}});
+  ASSERT_TRUE(b);
+  EXPECT_TRUE(b->ok) << b->failure << b->log;
+  auto r = runner_.run({{(dir_ / "prog").string(), "info"}, {}, {}, std::chrono::seconds(30)});
+  EXPECT_TRUE(has(r.out, "{\"block\": 128}")) << r.out << r.err;
+  EXPECT_EQ(test::read_text(dir_ / "prog.py"), prog);  // the source itself is left alone
+  auto bad = build(prog, {{"BLOCK", 96}});
+  ASSERT_TRUE(bad);
+  EXPECT_FALSE(bad->ok);
+  EXPECT_EQ(bad->failure, "tunables: prog.py:2: 96 is not among BLOCK's values");
 }
 
 TEST_F(TritonBuild, ASyntaxErrorFailsTheBuildWithPythonsLine) {

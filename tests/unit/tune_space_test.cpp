@@ -128,6 +128,25 @@ TEST(TuneSpace, EachMistakeIsOneLineNamingWhatToWrite) {
             "k.cu:2: a tunable is a module-level constant: `NAME = 128  # swizzleperf:tunable 64 128 256`");
 }
 
+TEST(TuneSpace, APointIsWrittenIntoTheDeclaringLines) {
+  auto py = with_tunable_values(kTriton, RegionLanguage::python, {{"BLOCK_M", 256}, {"NUM_STAGES", 2}}, "k.py");
+  ASSERT_TRUE(py.ok()) << py.error().message;
+  EXPECT_EQ(*py, std::string(kTriton)
+                     .replace(std::string(kTriton).find("BLOCK_M = 128"), 13, "BLOCK_M = 256")
+                     .replace(std::string(kTriton).find("NUM_STAGES = 3"), 14, "NUM_STAGES = 2"));
+  auto again = parse_tune_space(*py, RegionLanguage::python, "k.py");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->describe(again->own_point()), "BLOCK_M=256 BLOCK_N=64 NUM_STAGES=2");
+  auto cu = with_tunable_values(kCuda, RegionLanguage::cpp, {{"NUM_WARPS", 8}}, "k.cu");
+  ASSERT_TRUE(cu.ok()) << cu.error().message;
+  EXPECT_NE(cu->find("#  define NUM_WARPS 8 // swizzleperf:tunable 4, 8\n"), std::string::npos) << *cu;
+  EXPECT_EQ(cu->size(), std::string(kCuda).size());
+  EXPECT_EQ(with_tunable_values(kCuda, RegionLanguage::cpp, {{"NUM_WARPS", 16}}, "k.cu").error().message,
+            "k.cu:10: 16 is not among NUM_WARPS's values");
+  EXPECT_EQ(with_tunable_values(kCuda, RegionLanguage::cpp, {{"STAGES", 2}}, "k.cu").error().message,
+            "k.cu: STAGES is not a tunable of the program");
+}
+
 TEST(TuneSpace, SizesAreBounded) {
   std::string many;
   for (int i = 0; i < 17; ++i)

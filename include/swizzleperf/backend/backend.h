@@ -5,7 +5,9 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,6 +61,10 @@ struct BuildRequest {
   // backend may skip device code generation and optimisation (nvcc: PTX for the
   // arch's virtual architecture at -O0, no ptxas; hipcc: -O0).
   bool info_only = false;
+  // A tuning point's template parameters (tune/tune_space): C++ builds pass -DNAME=V (the
+  // program's #ifndef guard lets it win); a Triton build rewrites the declaring lines of the
+  // program text it runs. Empty: the program as written.
+  std::map<std::string, std::int64_t> defines = {};
 };
 
 struct BuildResult {

@@ -93,6 +93,14 @@ Result<TuneSpace> parse_tune_space(std::string_view text, RegionLanguage languag
 // A rule that cannot be evaluated (division by zero, overflow) excludes the point, saying so.
 std::string point_excluded(const TuneSpace& space, const TunePoint& p, const TuneLimits& limits);
 
+// `text` with each named tunable's declared value replaced by the given one (the declaring
+// line keeps its comment and layout): the program a point builds as (Triton) and the best
+// program a tune run writes (both languages; a C++ build passes -DNAME=V instead, which the
+// #ifndef guard lets win). A name that is not a tunable of the program, or a value not among
+// its values, is an error naming it.
+Result<std::string> with_tunable_values(std::string_view text, RegionLanguage language,
+                                        const std::map<std::string, std::int64_t>& values, const std::string& name);
+
 struct TuneEnumeration {
   std::vector<TunePoint> points;       // in the space, odometer order (the last tunable fastest)
   std::uint64_t excluded = 0;          // pruned by a rule or a limit
