@@ -19,7 +19,7 @@ int cmd_build(const std::vector<std::string>& args) {
       ("o,output", "output executable", cxxopts::value<std::string>()->default_value(""))
       ("dies", "value of SWZ_NUM_DIES (default: from --arch's table entry, else 1)", cxxopts::value<int>()->default_value("0"))
       ("h,help", "show this help");
-  add_backend_options(o);
+  add_setting_options(o, kBuild, "");
   o.parse_positional({"kernel"});
   cxxopts::ParseResult r;
   if (auto done = parse_command(o, args, "build", {"", "Backend"}, r)) return *done;

@@ -90,7 +90,7 @@ int cmd_probe(const std::vector<std::string>& args) {
                      "Measure the device's topology: which SMs share an L2 side (H100: 2 partitions), the order in "
                      "which blocks reach SMs, GPC groups; AMD: which XCD each block runs on. Writes hardware.json.");
   o.add_options()("h,help", "show this help");
-  add_backend_options(o);
+  add_setting_options(o, kProbe, "");
   o.add_options("Probe")
       ("out", "where to write the result", cxxopts::value<std::string>()->default_value("hardware.json"))
       ("ref", "reference SM whose L2 side is side 0", cxxopts::value<int>()->default_value("0"))
