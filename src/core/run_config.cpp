@@ -111,17 +111,17 @@ std::optional<double> real_number(const std::string& s) {
   return v;
 }
 
-// From text check() accepted (count: clamped to the row's top).
-void parse_into(const SettingRow& row, const std::string& s, int& v) {
+// From text check() accepted; `top`: a count's largest value (larger ones are clamped).
+void parse_into(const std::string& s, std::optional<long long> top, int& v) {
   long long n = whole_number(s).value_or(0);
-  if (row.type == SettingType::count && row.range && n > row.range->hi) n = static_cast<long long>(row.range->hi);
+  if (top && n > *top) n = *top;
   v = static_cast<int>(n);
 }
-void parse_into(const SettingRow&, const std::string& s, double& v) { v = real_number(s).value_or(0); }
-void parse_into(const SettingRow&, const std::string& s, std::string& v) { v = s; }
-void parse_into(const SettingRow&, const std::string& s, Objective& v) { v = objective_from_string(s).value_or(v); }
-void parse_into(const SettingRow&, const std::string& s, Regime& v) { v = regime_from_string(s).value_or(v); }
-void parse_into(const SettingRow&, const std::string& s, std::vector<int>& v) {
+void parse_into(const std::string& s, std::optional<long long>, double& v) { v = real_number(s).value_or(0); }
+void parse_into(const std::string& s, std::optional<long long>, std::string& v) { v = s; }
+void parse_into(const std::string& s, std::optional<long long>, Objective& v) { v = objective_from_string(s).value_or(v); }
+void parse_into(const std::string& s, std::optional<long long>, Regime& v) { v = regime_from_string(s).value_or(v); }
+void parse_into(const std::string& s, std::optional<long long>, std::vector<int>& v) {
   v.clear();
   if (s.empty()) return;
   if (auto n = parse_positive_list(s, kMaxSizeValue))
@@ -165,7 +165,7 @@ const nlohmann::json* object_in(const nlohmann::json& j, const char* nested) {
 
 // ---- building rows -----------------------------------------------------------
 
-// A row's member: the accessor, from which text, assign, JSON and copy are made.
+// A row's member: the accessor from which its text, assign, JSON and copy are made.
 #define SWZ_MEMBER(FIELD) +[](RunConfig& c) -> decltype((c.FIELD)) { return c.FIELD; }
 
 // The row's fields in the order they read best in the table below.
@@ -187,8 +187,7 @@ struct RowSpec {
   }
 };
 
-template <class T>
-RowSpec setting_row(const char* key, SettingType type, T& (*field)(RunConfig&)) {
+RowSpec setting_row(const char* key, SettingType type) {
   RowSpec s;
   SettingRow& r = s.row;
   r.key = key;
@@ -202,10 +201,7 @@ RowSpec setting_row(const char* key, SettingType type, T& (*field)(RunConfig&)) 
   r.json_key = nullptr;
   r.absent = nullptr;
   r.matches_any = nullptr;
-  auto get = [field](const RunConfig& c) -> const T& { return field(const_cast<RunConfig&>(c)); };
-  r.text = [get](const RunConfig& c) { return shown(get(c)); };
-  r.copy = [field, get](RunConfig& to, const RunConfig& from) { field(to) = get(from); };
-  return s;  // assign, write and read: finish_row(), once the range and JSON key are set
+  return s;
 }
 
 SettingRow::Range range_between(double lo, double hi, const char* why = nullptr) {
@@ -221,13 +217,17 @@ SettingRow::Range range_above(double lo, double hi) {
   return r;
 }
 
-// Completes a row's member functions once its range and JSON key are known.
+// The row's functions on its member, once its type, range and JSON key are set.
 template <class T>
 SettingRow finish_row(RowSpec spec, T& (*field)(RunConfig&)) {
   SettingRow r = std::move(spec.row);
-  const SettingRow shape = r;  // what parse_into reads (type, range); no functions yet
+  // The accessor takes a RunConfig& (one lambda per row); reading never writes through it.
   auto get = [field](const RunConfig& c) -> const T& { return field(const_cast<RunConfig&>(c)); };
-  r.assign = [field, shape](RunConfig& c, const std::string& s) { parse_into(shape, s, field(c)); };
+  std::optional<long long> top;
+  if (r.type == SettingType::count && r.range) top = static_cast<long long>(r.range->hi);
+  r.text = [get](const RunConfig& c) { return shown(get(c)); };
+  r.copy = [field, get](RunConfig& to, const RunConfig& from) { field(to) = get(from); };
+  r.assign = [field, top](RunConfig& c, const std::string& s) { parse_into(s, top, field(c)); };
   const char* key = r.json_key;
   const char* nested = r.json_object;
   r.write = [get, key, nested](nlohmann::json& j, const RunConfig& c) {
@@ -239,7 +239,8 @@ SettingRow finish_row(RowSpec spec, T& (*field)(RunConfig&)) {
   return r;
 }
 
-#define SWZ_ROW(KEY, TYPE, FIELD, ...) finish_row(setting_row(KEY, TYPE, SWZ_MEMBER(FIELD)) __VA_ARGS__, SWZ_MEMBER(FIELD))
+// One row: SWZ_ROW("key", type, RunConfig member, .in(...).def(...)...).
+#define SWZ_ROW(KEY, TYPE, FIELD, ...) finish_row(setting_row(KEY, TYPE) __VA_ARGS__, SWZ_MEMBER(FIELD))
 
 constexpr CommandSet kRun = kOptimize | kSuite;              // the commands that run the optimize loop with a proposer
 constexpr CommandSet kMeasure = kOptimize | kSuite | kGate | kSweep;  // the commands that time programs
