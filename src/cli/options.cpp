@@ -72,6 +72,23 @@ std::optional<std::string> option_text(const cxxopts::ParseResult& r, const Sett
   return std::nullopt;
 }
 
+// The machine's compiler and profiler for `backend`: each backend reads its own pair;
+// auto starts from the NVIDIA pair.
+ToolOptions tool_paths_from(const cxxopts::ParseResult& r, const std::string& backend) {
+  ToolOptions t;
+  if (backend == "hip") {
+    t.compiler = r["hipcc"].as<std::string>();
+    t.profiler = r["rocprof"].as<std::string>();
+  } else if (backend == "triton") {  // the interpreter, and the vendor's profiler
+    t.compiler = r["python"].as<std::string>();
+    t.profiler = amd_gpu_present() ? r["rocprof"].as<std::string>() : r["ncu"].as<std::string>();
+  } else {
+    t.compiler = r["nvcc"].as<std::string>();
+    t.profiler = r["ncu"].as<std::string>();
+  }
+  return t;
+}
+
 }  // namespace
 
 void add_setting_options(cxxopts::Options& o, CommandSet command, const std::string& run_group) {
@@ -102,28 +119,7 @@ std::set<std::string> given_settings(const cxxopts::ParseResult& r, const RunCon
 }
 
 ToolOptions tool_options_for(const cxxopts::ParseResult& r, const RunConfig& c) {
-  return tool_options_with(c, tool_options_from(r, c.backend));
-}
-
-ToolOptions tool_options_from(const cxxopts::ParseResult& r, const std::string& backend) {
-  ToolOptions t;
-  // Each backend reads its own tool pair; auto starts from the NVIDIA pair.
-  if (backend == "hip") {
-    t.compiler = r["hipcc"].as<std::string>();
-    t.profiler = r["rocprof"].as<std::string>();
-  } else if (backend == "triton") {  // the interpreter, and the vendor's profiler
-    t.compiler = r["python"].as<std::string>();
-    t.profiler = amd_gpu_present() ? r["rocprof"].as<std::string>() : r["ncu"].as<std::string>();
-  } else {
-    t.compiler = r["nvcc"].as<std::string>();
-    t.profiler = r["ncu"].as<std::string>();
-  }
-  t.arch = r["arch"].as<std::string>();
-  t.run_timeout = std::chrono::seconds(r["run-timeout"].as<int>());
-  t.build_timeout = std::chrono::seconds(r["build-timeout"].as<int>());
-  t.profile_timeout = std::chrono::seconds(r["profile-timeout"].as<int>());
-  t.profile_launches = static_cast<int>(std::min(r["profile-launches"].as<unsigned>(), 1u << 20));
-  return t;
+  return tool_options_with(c, tool_paths_from(r, c.backend));
 }
 
 namespace {

@@ -102,8 +102,10 @@ int cmd_probe(const std::vector<std::string>& args) {
   if (auto done = parse_command(o, args, "probe", {}, r)) return *done;
   if (!r.unmatched().empty()) return report_error("probe takes no positional arguments (got '" + r.unmatched().front() + "')");
   probe::ProbeOptions po;
-  po.backend = r["backend"].as<std::string>();
-  po.tools = tool_options_from(r, po.backend);
+  RunConfig settings;
+  if (const auto e = read_settings(r, kProbe, settings); !e.empty()) return report_error(e);
+  po.backend = settings.backend;
+  po.tools = tool_options_for(r, settings);
   po.out = r["out"].as<std::string>();
   po.work_dir = r["work-dir"].as<std::string>();
   po.ref_sm = r["ref"].as<int>();

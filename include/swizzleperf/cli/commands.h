@@ -61,9 +61,6 @@ void add_setting_options(cxxopts::Options& o, CommandSet command, const std::str
 // Every setting `command` takes into c, each checked by its row, then the rules
 // between them (check_settings): "" or the one-line message.
 std::string read_settings(const cxxopts::ParseResult& r, CommandSet command, RunConfig& c);
-// The tool options for `backend` (cuda, hip or auto): each reads its own --nvcc/--ncu
-// or --hipcc/--rocprof pair, and the limits from the options.
-ToolOptions tool_options_from(const cxxopts::ParseResult& r, const std::string& backend);
 
 // The --help text of `o` (the given groups, or all): each default said once. cxxopts
 // appends "(default: X)" to every option with a default value, "(default: \"\")"
@@ -74,7 +71,9 @@ std::string help_text(cxxopts::Options& o, const std::vector<std::string>& group
 // The run settings named on the command line (option names, as describe_settings
 // names them): what a resume is asked to change.
 std::set<std::string> given_settings(const cxxopts::ParseResult& r, const RunConfig& c);
-// The tools for c's backend: paths from the Backend group, limits from c.
+// The tools for c's backend (cuda, hip, triton or auto): the compiler and profiler
+// paths of that backend from the Backend group (auto: the NVIDIA pair), the arch and
+// limits from c.
 ToolOptions tool_options_for(const cxxopts::ParseResult& r, const RunConfig& c);
 
 // Parses a subcommand's args into out. Returns the exit code when the command is
