@@ -87,12 +87,12 @@ std::string str_or(const nlohmann::json& j, const char* key, const std::string& 
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
 }
 
-std::string shown(int v) { return std::to_string(v); }
-std::string shown(double v) { return fmt::format("{}", v); }
-std::string shown(const std::string& v) { return v.empty() ? "\"\"" : v; }
-std::string shown(Objective o) { return to_string(o); }
-std::string shown(Regime r) { return to_string(r); }
-std::string shown(const std::vector<int>& size) { return size_text(size); }
+std::string value_text(int v) { return std::to_string(v); }
+std::string value_text(double v) { return fmt::format("{}", v); }
+std::string value_text(const std::string& v) { return v.empty() ? "\"\"" : v; }
+std::string value_text(Objective o) { return to_string(o); }
+std::string value_text(Regime r) { return to_string(r); }
+std::string value_text(const std::vector<int>& size) { return size_text(size); }
 
 // Whole text as a number (strtoll / strtod consume all of it, no blanks around).
 std::optional<long long> whole_number(const std::string& s) {
@@ -225,7 +225,7 @@ SettingRow finish_row(RowSpec spec, T& (*field)(RunConfig&)) {
   auto get = [field](const RunConfig& c) -> const T& { return field(const_cast<RunConfig&>(c)); };
   std::optional<long long> top;
   if (r.type == SettingType::count && r.range) top = static_cast<long long>(r.range->hi);
-  r.text = [get](const RunConfig& c) { return shown(get(c)); };
+  r.text = [get](const RunConfig& c) { return value_text(get(c)); };
   r.copy = [field, get](RunConfig& to, const RunConfig& from) { field(to) = get(from); };
   r.assign = [field, top](RunConfig& c, const std::string& s) { parse_into(s, top, field(c)); };
   const char* key = r.json_key;
