@@ -19,7 +19,7 @@ int cmd_build(const std::vector<std::string>& args) {
       ("o,output", "output executable", cxxopts::value<std::string>()->default_value(""))
       ("dies", "value of SWZ_NUM_DIES (default: from --arch's table entry, else 1)", cxxopts::value<int>()->default_value("0"))
       ("h,help", "show this help");
-  add_backend_options(o);
+  add_setting_options(o, kBuild, "");
   o.parse_positional({"kernel"});
   cxxopts::ParseResult r;
   if (auto done = parse_command(o, args, "build", {"", "Backend"}, r)) return *done;
@@ -37,16 +37,21 @@ int cmd_build(const std::vector<std::string>& args) {
   // linker's own lines after the compile.
   if (auto st = check_can_write(out); !st)
     return report_error(st.error().message + " (give -o a path in a writable directory)");
-  auto resolved = backend_for_kernel(r["backend"].as<std::string>(), k->path());
+  RunConfig settings;
+  if (const auto e = read_settings(r, kBuild, settings); !e.empty()) return report_error(e);
+  auto resolved = backend_for_kernel(settings.backend, k->path());
   if (!resolved) return report_error(resolved.error().message);
   std::string which = *resolved;
   RealProcessRunner runner;
   if (which == "auto") {
     // Building needs no GPU: prefer the toolchain that is installed.
-    CudaBackend probe_cuda(runner, tool_options_from(r, "cuda"));
+    RunConfig as_cuda = settings;
+    as_cuda.backend = "cuda";
+    CudaBackend probe_cuda(runner, tool_options_for(r, as_cuda));
     which = probe_cuda.preflight(false) ? "cuda" : "hip";
   }
-  ToolOptions tools = tool_options_from(r, which);
+  settings.backend = which;
+  ToolOptions tools = tool_options_for(r, settings);
   auto backend = make_backend(which, runner, tools);
   if (!backend) return report_error(backend.error().message);
   if (auto st = (*backend)->preflight(false); !st) return report_error(st.error().message);

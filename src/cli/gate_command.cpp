@@ -71,16 +71,10 @@ int cmd_gate(const std::vector<std::string>& args) {
        cxxopts::value<double>()->default_value("1.0"))
       ("min-l2-gain", "also fail unless the committed L2 hit rate beats the identity's by P points (unset: not checked)",
        cxxopts::value<double>())
-      ("rounds", "interleaved identity/committed timing rounds (>= 6 for a 95 % interval)", cxxopts::value<int>()->default_value("10"))
-      ("reps", "timed repetitions per round (median reported)", cxxopts::value<int>()->default_value("30"))
-      ("warmup", "untimed warm-up runs before each round", cxxopts::value<int>()->default_value("5"))
-      ("size", "problem size passed to the program as --size (e.g. 8192,8192,2048)", cxxopts::value<std::string>()->default_value(""))
       ("run-dir", "keep the gate's run here (default: runs/gate-<kernel>-<UTC time>)", cxxopts::value<std::string>()->default_value(""))
-      ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"))
       ("json", "print the result as JSON on stdout (compare reads it)")
       ("junit", "write a JUnit XML report with one testcase to FILE", cxxopts::value<std::string>()->default_value(""));
-  add_regime_options(o);
-  add_backend_options(o);
+  add_setting_options(o, kGate, "Gate");
   o.parse_positional({"kernel"});
   cxxopts::ParseResult r;
   if (auto done = parse_command(o, args, "gate", {"", "Gate", "Power regime", "Backend"}, r)) return *done;
@@ -97,26 +91,15 @@ int cmd_gate(const std::vector<std::string>& args) {
   if (!(min_speedup > 0 && min_speedup < 100)) return report_error("--min-speedup must be a positive ratio such as 1.0 or 1.05");
   std::optional<double> min_l2_gain;
   if (r.count("min-l2-gain")) min_l2_gain = r["min-l2-gain"].as<double>();
-  const int rounds = r["rounds"].as<int>();
-  if (rounds < 6 || rounds > 1000) return report_error("--rounds must be between 6 and 1000 (a 95 % interval needs at least 6)");
 
   RunConfig config;
   config.command = "gate";
+  if (const auto e = read_settings(r, kGate, config); !e.empty()) return report_error(e);
+  // What a gate is: one candidate, the committed one, always judged by time.
   config.iterations = 1;
-  config.time_reps = r["reps"].as<int>();
-  config.warmup = r["warmup"].as<int>();
-  if (auto s = r["size"].as<std::string>(); !s.empty()) {
-    auto size = parse_size_option(s);
-    if (!size) return report_error(size.error().message);
-    config.size = std::move(*size);
-  }
-  config.host_cxx = r["host-cxx"].as<std::string>();
   config.objective = Objective::time;
-  config.recheck_rounds = rounds;
   config.recheck_every_candidate = true;
   config.proposer = "committed";
-  if (std::string e; !regime_options_from(r, config.timing, e)) return report_error(e);
-  read_backend_settings(r, config);
   auto resolved = backend_for_kernel(config.backend, kernel_path);
   if (!resolved) return report_error(resolved.error().message);
   config.backend = *resolved;
@@ -229,7 +212,7 @@ int cmd_gate(const std::vector<std::string>& args) {
                       {"reasons", failures},
                       {"min_speedup", min_speedup},
                       {"min_l2_gain", min_l2_gain ? nlohmann::json(*min_l2_gain) : nlohmann::json()},
-                      {"rounds", rounds},
+                      {"rounds", config.recheck_rounds},
                       {"regime", to_string(config.timing.regime)},
                       {"run_dir", run_dir.string()},
                       {"seconds", seconds},

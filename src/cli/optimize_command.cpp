@@ -26,40 +26,18 @@ int cmd_optimize(const std::vector<std::string>& args) {
   o.positional_help("KERNEL.hip|.cu");
   o.add_options()("kernel", "kernel file (optional with --resume)", cxxopts::value<std::string>())("h,help", "show this help");
   o.add_options("Run")
-      ("iterations", "attempts to make (duplicates of earlier mappings are not counted)", cxxopts::value<int>()->default_value("10"))
       ("run-dir", "directory for this run (default: runs/<kernel>-<UTC time>)", cxxopts::value<std::string>()->default_value(""))
       ("resume", "continue the run in DIR after Ctrl-C or a crash", cxxopts::value<std::string>()->default_value(""))
-      ("size", "problem size passed to the program as --size (e.g. 8192,8192,2048)", cxxopts::value<std::string>()->default_value(""))
-      ("reps", "timed repetitions per measurement (median reported)", cxxopts::value<int>()->default_value("30"))
-      ("warmup", "untimed warm-up runs before timing", cxxopts::value<int>()->default_value("5"))
-      ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"))
-      ("build-jobs", "concurrent kernel builds, the proposer's next candidates built ahead (1: serial; 0: min(cores-1, 4), memory permitting)", cxxopts::value<int>()->default_value("0"))
       ("json", "print a machine-readable summary on stdout (the table goes to stderr)");
-  add_objective_options(o);
-  add_finalists_option(o);
+  add_setting_options(o, kOptimize, "Run");
   add_proposer_options(o);
-  add_backend_options(o);
   o.parse_positional({"kernel"});
   cxxopts::ParseResult r;
   if (auto done = parse_command(o, args, "optimize", {"", "Run", "Objective", "Power regime", "Proposer", "LLM", "Backend"}, r)) return *done;
 
   RunConfig asked;
   asked.command = "optimize";
-  asked.iterations = r["iterations"].as<int>();
-  asked.time_reps = r["reps"].as<int>();
-  asked.warmup = r["warmup"].as<int>();
-  if (auto s = r["size"].as<std::string>(); !s.empty()) {
-    auto size = parse_size_option(s);
-    if (!size) return report_error(size.error().message);
-    asked.size = std::move(*size);
-  }
-  asked.host_cxx = r["host-cxx"].as<std::string>();
-  asked.build_jobs = r["build-jobs"].as<int>();
-  if (const auto e = read_objective_settings(r, asked); !e.empty()) return report_error(e);
-  read_backend_settings(r, asked);
-  read_proposer_settings(r, asked);
-  if (asked.locality_model != "on" && asked.locality_model != "off")  // before any device is looked for
-    return report_error("--locality-model '" + asked.locality_model.substr(0, 40) + "': use on or off");
+  if (const auto e = read_settings(r, kOptimize, asked); !e.empty()) return report_error(e);
 
   // The run: a new one, or the recorded one with what the resume rules allow.
   const std::string resume = r["resume"].as<std::string>();

@@ -90,7 +90,7 @@ int cmd_probe(const std::vector<std::string>& args) {
                      "Measure the device's topology: which SMs share an L2 side (H100: 2 partitions), the order in "
                      "which blocks reach SMs, GPC groups; AMD: which XCD each block runs on. Writes hardware.json.");
   o.add_options()("h,help", "show this help");
-  add_backend_options(o);
+  add_setting_options(o, kProbe, "");
   o.add_options("Probe")
       ("out", "where to write the result", cxxopts::value<std::string>()->default_value("hardware.json"))
       ("ref", "reference SM whose L2 side is side 0", cxxopts::value<int>()->default_value("0"))
@@ -102,8 +102,10 @@ int cmd_probe(const std::vector<std::string>& args) {
   if (auto done = parse_command(o, args, "probe", {}, r)) return *done;
   if (!r.unmatched().empty()) return report_error("probe takes no positional arguments (got '" + r.unmatched().front() + "')");
   probe::ProbeOptions po;
-  po.backend = r["backend"].as<std::string>();
-  po.tools = tool_options_from(r, po.backend);
+  RunConfig settings;
+  if (const auto e = read_settings(r, kProbe, settings); !e.empty()) return report_error(e);
+  po.backend = settings.backend;
+  po.tools = tool_options_for(r, settings);
   po.out = r["out"].as<std::string>();
   po.work_dir = r["work-dir"].as<std::string>();
   po.ref_sm = r["ref"].as<int>();

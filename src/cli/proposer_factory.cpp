@@ -14,19 +14,7 @@
 namespace swz::cli {
 
 void add_proposer_options(cxxopts::Options& o) {
-  o.add_options("Proposer")
-      ("proposer", "auto (llm when an LLM is configured, else builtin), builtin or llm", cxxopts::value<std::string>()->default_value("auto"))
-      ("locality-model", "on: predict every candidate's L2 from the program's footprint, rank the built-in candidates by it "
-                         "and keep predictions in the history; off: explore without it", cxxopts::value<std::string>()->default_value("on"));
-  o.add_options("LLM")
-      ("base-url", "OpenAI-compatible base URL (default: $OPENAI_BASE_URL, else https://api.openai.com/v1)", cxxopts::value<std::string>()->default_value(""))
-      ("api-key-env", "environment variable holding the API key (optional for local servers)", cxxopts::value<std::string>()->default_value("OPENAI_API_KEY"))
-      ("model", "model name", cxxopts::value<std::string>()->default_value("gpt-4o"))
-      ("temperature", "sampling temperature", cxxopts::value<double>()->default_value("0.2"))
-      ("max-tokens", "max completion tokens per call", cxxopts::value<int>()->default_value("4096"))
-      ("llm-timeout", "seconds per LLM request", cxxopts::value<int>()->default_value("120"))
-      ("context", "hardware context in prompts: aware (default), unaware or overload (the paper's three arms)", cxxopts::value<std::string>()->default_value("aware"))
-      ("dump-prompt", "print the next optimize prompt and exit without calling the LLM");
+  o.add_options("LLM")("dump-prompt", "print the next optimize prompt and exit without calling the LLM");
 }
 
 namespace {
@@ -37,18 +25,6 @@ bool llm_configured(const LlmSettings& llm) {
 }
 
 }  // namespace
-
-void read_proposer_settings(const cxxopts::ParseResult& r, RunConfig& c) {
-  c.proposer = r["proposer"].as<std::string>();
-  c.locality_model = r["locality-model"].as<std::string>();
-  c.llm.base_url = r["base-url"].as<std::string>();
-  c.llm.api_key_env = r["api-key-env"].as<std::string>();
-  c.llm.model = r["model"].as<std::string>();
-  c.llm.temperature = r["temperature"].as<double>();
-  c.llm.max_tokens = r["max-tokens"].as<int>();
-  c.llm.timeout_s = r["llm-timeout"].as<int>();
-  c.llm.context = r["context"].as<std::string>();
-}
 
 Result<std::unique_ptr<Proposer>> make_proposer(const RunConfig& c) {
   if (c.locality_model != "on" && c.locality_model != "off")

@@ -28,16 +28,9 @@ int cmd_suite(const std::vector<std::string>& args) {
   o.add_options("Suite")
       ("out", "output directory (default: runs/suite-<UTC time>)", cxxopts::value<std::string>()->default_value(""))
       ("shard", "run only shard i of n (i/n), for splitting across machines or CI jobs", cxxopts::value<std::string>()->default_value("1/1"))
-      ("merge", "join the suite-summary.json of these shard dirs into --out (no runs)", cxxopts::value<std::vector<std::string>>())
-      ("iterations", "attempts per kernel", cxxopts::value<int>()->default_value("10"))
-      ("reps", "timed repetitions per measurement", cxxopts::value<int>()->default_value("30"))
-      ("warmup", "untimed warm-up runs", cxxopts::value<int>()->default_value("5"))
-      ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"))
-      ("build-jobs", "concurrent kernel builds, next candidates built ahead (1: serial; 0: min(cores-1, 4), memory permitting)", cxxopts::value<int>()->default_value("0"));
-  add_objective_options(o);
-  add_finalists_option(o);
+      ("merge", "join the suite-summary.json of these shard dirs into --out (no runs)", cxxopts::value<std::vector<std::string>>());
+  add_setting_options(o, kSuite, "Suite");
   add_proposer_options(o);
-  add_backend_options(o);
   o.parse_positional({"kernels"});
   cxxopts::ParseResult r;
   if (auto done = parse_command(o, args, "suite", {"", "Suite", "Objective", "Power regime", "Proposer", "LLM", "Backend"}, r)) return *done;
@@ -68,16 +61,7 @@ int cmd_suite(const std::vector<std::string>& args) {
   RunConfig asked;
   asked.command = "suite";
   asked.suite = out.string();
-  asked.iterations = r["iterations"].as<int>();
-  asked.time_reps = r["reps"].as<int>();
-  asked.warmup = r["warmup"].as<int>();
-  asked.host_cxx = r["host-cxx"].as<std::string>();
-  asked.build_jobs = std::max(0, r["build-jobs"].as<int>());
-  if (const auto e = read_objective_settings(r, asked); !e.empty()) return report_error(e);
-  read_backend_settings(r, asked);
-  read_proposer_settings(r, asked);
-  if (asked.locality_model != "on" && asked.locality_model != "off")  // before any device is looked for
-    return report_error("--locality-model '" + asked.locality_model.substr(0, 40) + "': use on or off");
+  if (const auto e = read_settings(r, kSuite, asked); !e.empty()) return report_error(e);
   auto shard = parse_shard(r["shard"].as<std::string>());
   if (!shard) return report_error(shard.error().message);
   std::vector<fs::path> kernels;

@@ -24,18 +24,15 @@ int cmd_sweep(const std::vector<std::string>& args) {
       ("run", "take the pattern from this run dir's best attempt", cxxopts::value<std::string>()->default_value(""))
       ("region", "take the pattern from a file holding a swizzle region", cxxopts::value<std::string>()->default_value(""))
       ("out", "output directory (default: runs/sweep-<kernel>)", cxxopts::value<std::string>()->default_value(""))
-      ("reps", "timed repetitions per size", cxxopts::value<int>()->default_value("20"))
-      ("host-cxx", "host C++ compiler for the mapping check", cxxopts::value<std::string>()->default_value("c++"))
       ("json", "print the report as JSON on stdout");
-  add_objective_options(o);
-  add_backend_options(o);
+  add_setting_options(o, kSweep, "Sweep");
   o.parse_positional({"kernel"});
   cxxopts::ParseResult r;
-  std::string err;
   if (auto done = parse_command(o, args, "sweep", {"", "Sweep", "Objective", "Power regime", "Backend"}, r)) return *done;
   if (!r.count("kernel")) return report_error("sweep needs a kernel file: swizzleperf sweep KERNEL.hip --run RUN_DIR --sizes ...");
   SweepOptions opt;
-  if (!objective_options_from(r, opt.objective, opt.rounds, opt.timing, err)) return report_error(err);
+  if (const auto e = read_settings(r, kSweep, opt.settings); !e.empty()) return report_error(e);
+  const Objective objective = opt.settings.objective;
   opt.kernel = r["kernel"].as<std::string>();
   auto k = KernelSource::load(opt.kernel);
   if (!k) return report_error(k.error().message);
@@ -56,8 +53,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
     if (auto st = check_run_dir_arg(run, "--run"); !st) return report_error(st.error().message);
     auto h = load_history(std::filesystem::path(run) / "history.json");
     if (!h) return report_error(h.error().message);
-    const Attempt* best = h->best(opt.objective);
-    if (!best && opt.objective == Objective::time && h->best(Objective::l2))
+    const Attempt* best = h->best(objective);
+    if (!best && objective == Objective::time && h->best(Objective::l2))
       return report_error("run " + run + " has no significantly faster attempt to sweep under --objective time; "
                           "use --objective l2 to sweep its best-L2 pattern");
     if (!best) return report_error("run " + run + " has no validated attempt to sweep");
@@ -75,14 +72,11 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (auto st = check_region_in(opt.region, k->language()); !st) return report_error(opt.label + ": " + st.error().message);
   opt.out_dir = r["out"].as<std::string>();
   if (opt.out_dir.empty()) opt.out_dir = std::filesystem::path("runs") / ("sweep-" + k->name());
-  opt.time_reps = r["reps"].as<int>();
-  opt.host_cxx = r["host-cxx"].as<std::string>();
   RealProcessRunner runner;
-  auto resolved = backend_for_kernel(r["backend"].as<std::string>(), k->path());
+  auto resolved = backend_for_kernel(opt.settings.backend, k->path());
   if (!resolved) return report_error(resolved.error().message);
-  const std::string which = *resolved;
-  ToolOptions tools = tool_options_from(r, which);
-  auto backend = make_backend(which, runner, tools);
+  opt.settings.backend = *resolved;
+  auto backend = make_backend(opt.settings.backend, runner, tool_options_for(r, opt.settings));
   if (!backend) return report_error(backend.error().message);
   auto report = run_sweep(**backend, runner, opt);
   if (!report) return report_error(report.error().message);

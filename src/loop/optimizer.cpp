@@ -14,6 +14,7 @@
 #include "swizzleperf/core/mapping_check.h"
 #include "swizzleperf/loop/finalists.h"
 #include "swizzleperf/loop/locality_setup.h"
+#include "swizzleperf/loop/measure_settings.h"
 #include "swizzleperf/util/file_io.h"
 #include "swizzleperf/util/text.h"
 
@@ -61,22 +62,13 @@ fs::path Optimizer::attempt_dir(int iteration) const { return state_.run_dir / f
 
 MeasureSetup Optimizer::measure_setup(const ProgramInfo& program) const {
   const RunConfig& c = state_.history.config;
-  MeasureSetup s;
+  MeasureSetup s = measure_setup_from(c);
   s.hw = hw_;
   s.language = state_.kernel.language();
   s.program = program;
   // The run's window, fixed when its baseline was profiled: every attempt is
   // profiled over the baseline's launches.
   s.window = profile_window(program.launches, c.profile_launches);
-  s.size = c.size;
-  s.time_reps = c.time_reps;
-  s.warmup = c.warmup;
-  s.recheck_rounds = c.recheck_rounds;
-  s.max_rounds = c.timing.max_rounds;
-  s.judge_s = c.timing.judge_s;
-  s.timing = c.timing;
-  s.objective = c.objective;
-  s.host_cxx = c.host_cxx;
   s.baseline_dir = baseline_dir();
   s.predictor = predictor_;
   return s;

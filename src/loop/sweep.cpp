@@ -9,6 +9,7 @@
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/util/stats.h"
 #include "swizzleperf/loop/attempt_pipeline.h"
+#include "swizzleperf/loop/measure_settings.h"
 #include "swizzleperf/util/file_io.h"
 
 namespace swz {
@@ -122,19 +123,14 @@ Result<SweepReport> run_sweep(Backend& backend, ProcessRunner& runner, const Swe
     if (interrupt_requested()) return interrupted_error();
     SweepPoint p;
     p.size = size;
-    p.objective = opt.objective;
+    p.objective = opt.settings.objective;
     // One measurement setting per size: the optimize loop's own stages.
     const auto base_dir = opt.out_dir / ("baseline-" + size_str(size)), cand_dir = opt.out_dir / ("pattern-" + size_str(size));
     fs::create_directories(base_dir, ec);
     fs::create_directories(cand_dir, ec);
-    MeasureSetup setup;
+    MeasureSetup setup = measure_setup_from(opt.settings);
     setup.hw = *hw;
     setup.size = size;
-    setup.time_reps = opt.time_reps;
-    setup.warmup = opt.warmup;
-    setup.recheck_rounds = opt.rounds;
-    setup.timing = opt.timing;
-    setup.host_cxx = opt.host_cxx;
     setup.baseline_dir = base_dir;
     auto info = AttemptPipeline(backend, runner, setup).read_info(base_exe, base_dir);
     if (!info) {
@@ -167,7 +163,7 @@ Result<SweepReport> run_sweep(Backend& backend, ProcessRunner& runner, const Swe
       if (interrupt_requested()) return interrupted_error();
       p.verdict = *broke;
     } else {
-      const bool rechecked = opt.rounds > 0 && pipe.recheck(cand, cand_exe, base_exe).passed() && cand.significant;
+      const bool rechecked = opt.settings.recheck_rounds > 0 && pipe.recheck(cand, cand_exe, base_exe).passed() && cand.significant;
       p.regime = cand.speedup_regime;
       if (cand.recheck.contains("regimes")) p.regimes = cand.recheck["regimes"];
       p.untrusted = cand.recheck.value("untrusted", "");

@@ -149,6 +149,9 @@ TEST(NewcomerE2E, EveryBadOptionValueIsOneLineExitTwoWithOrWithoutAGpu) {
       {{"gate", gemm, "--regime", "cold"}, "--regime 'cold'"},
       {{"gate", gemm, "--throttle-threshold", "-0.1"}, "--throttle-threshold -0.1"},
       {{"sweep", gemm, "--run", "r", "--sizes", "64,64,64", "--regime", "cold"}, "--regime 'cold'"},
+      // sweep has no energy verdict: the settings table gives it no energy objective.
+      {{"sweep", gemm, "--run", "r", "--sizes", "64,64,64", "--objective", "energy"},
+       "--objective 'energy' is not one of: time, l2"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args[0] + " " + c.part);

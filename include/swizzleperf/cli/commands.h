@@ -53,11 +53,14 @@ void add_model_options(cxxopts::Options& o, const std::string& arch_default_text
 // The settings for `kernel` (the file whose kind picks the arch when --arch is not given).
 Result<ModelSettings> model_settings_from(const cxxopts::ParseResult& r, const std::filesystem::path& kernel);
 
-// Option groups reused by several subcommands.
-void add_backend_options(cxxopts::Options& o);
-// The tool options for `backend` (cuda, hip or auto): each reads its own --nvcc/--ncu
-// or --hipcc/--rocprof pair.
-ToolOptions tool_options_from(const cxxopts::ParseResult& r, const std::string& backend);
+// The run settings' options, all from core/run_config's settings table: each row
+// `command` takes, declared with the command's default and help in its group ("Run"
+// rows go to `run_group`, the command's own), and with the backend the tools' paths
+// (--nvcc, --ncu, --hipcc, --rocprof, --python: the machine's, not settings).
+void add_setting_options(cxxopts::Options& o, CommandSet command, const std::string& run_group);
+// Every setting `command` takes into c, each checked by its row, then the rules
+// between them (check_settings): "" or the one-line message.
+std::string read_settings(const cxxopts::ParseResult& r, CommandSet command, RunConfig& c);
 
 // The --help text of `o` (the given groups, or all): each default said once. cxxopts
 // appends "(default: X)" to every option with a default value, "(default: \"\")"
@@ -65,30 +68,12 @@ ToolOptions tool_options_from(const cxxopts::ParseResult& r, const std::string& 
 // PATH, then /usr/local/cuda/bin"), or the value is empty (nothing to say), that
 // suffix is dropped. Long lines are wrapped under the description column.
 std::string help_text(cxxopts::Options& o, const std::vector<std::string>& groups = {});
-// The "Objective" group: --objective time|l2|energy and --rounds (the interleaved
-// re-check), and the "Power regime" group (add_regime_options).
-void add_objective_options(cxxopts::Options& o);
-// The "Power regime" group: --regime burst|sustained|both and its rules
-// (--throttle-threshold, --recovery-ms, --max-discards, --settle-seconds, --sustain-seconds, --pause-ms)
-// and the judge's --max-rounds and --judge-seconds.
-void add_regime_options(cxxopts::Options& o);
-// --finalists (optimize, suite): read by read_objective_settings.
-void add_finalists_option(cxxopts::Options& o);
-// Reads that group into `timing`; false with a one-line error for a bad value.
-bool regime_options_from(const cxxopts::ParseResult& r, RegimeSettings& timing, std::string& error);
-// Reads them; false with a one-line message on a bad value.
-bool objective_options_from(const cxxopts::ParseResult& r, Objective& objective, int& rounds, RegimeSettings& timing,
-                            std::string& error);
-
-// The run settings of the shared groups into c: the Backend group (backend, arch,
-// timeouts, profile launches) and the Objective group (objective, rounds; "" or
-// the one-line error). The command's own options it reads itself.
-void read_backend_settings(const cxxopts::ParseResult& r, RunConfig& c);
-std::string read_objective_settings(const cxxopts::ParseResult& r, RunConfig& c);
 // The run settings named on the command line (option names, as describe_settings
 // names them): what a resume is asked to change.
 std::set<std::string> given_settings(const cxxopts::ParseResult& r, const RunConfig& c);
-// The tools for c's backend: paths from the Backend group, limits from c.
+// The tools for c's backend (cuda, hip, triton or auto): the compiler and profiler
+// paths of that backend from the Backend group (auto: the NVIDIA pair), the arch and
+// limits from c.
 ToolOptions tool_options_for(const cxxopts::ParseResult& r, const RunConfig& c);
 
 // Parses a subcommand's args into out. Returns the exit code when the command is
@@ -97,16 +82,15 @@ ToolOptions tool_options_for(const cxxopts::ParseResult& r, const RunConfig& c);
 std::optional<int> parse_command(cxxopts::Options& o, const std::vector<std::string>& args, const std::string& command,
                                  const std::vector<std::string>& help_groups, cxxopts::ParseResult& out);
 
-// Every option a command defines among the shared ones (run, backend, proposer,
-// objective), checked against its range or its list of values, with or without a
-// GPU and before any work: "" when all hold, else the one-line message.
-std::string validate_options(const cxxopts::ParseResult& r);
+// Every option a command defines that is a run setting, checked by its row (its
+// range, and its values for `command`: sweep takes no --objective energy), and the
+// check and predict options that are not settings, with or without a GPU and before
+// any work: "" when all hold, else the one-line message.
+std::string validate_options(const cxxopts::ParseResult& r, CommandSet command = kAnyCommand);
 
 // "20261123-114900": UTC now, for default run-dir names.
 std::string utc_stamp();
 
-// The largest number in a --size: a program's size values are ints.
-constexpr long long kMaxSizeValue = 1LL << 30;
 // A --size value ("4096,32768,1024") as numbers, each from 1 to kMaxSizeValue (util/text
 // parse_positive_list). The Error is the whole message, naming `option`:
 // "--size '999999999999': 999999999999 is out of range (at most 1,073,741,824)",

@@ -12,9 +12,9 @@
 
 namespace swz::cli {
 
+// --dump-prompt (the LLM group's one option that is not a setting: the proposer's and
+// the LLM's settings are rows of core/run_config's table, declared by add_setting_options).
 void add_proposer_options(cxxopts::Options& o);
-// The Proposer and LLM groups into c (proposer, base URL, key variable, model, ...).
-void read_proposer_settings(const cxxopts::ParseResult& r, RunConfig& c);
 // The proposer c names, configured from c (a resumed run keeps its recorded LLM settings).
 Result<std::unique_ptr<Proposer>> make_proposer(const RunConfig& c);
 // --dump-prompt: print the next prompt of the run and call nothing. arch: --arch

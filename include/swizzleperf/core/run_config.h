@@ -2,6 +2,12 @@
 // the loop reads it, history.json is its serialisation (the "config" object), and
 // a resumed run starts from the recorded one. Nothing else holds a setting.
 //
+// Every setting is one row of settings_table() (below), in the spirit of ccache's
+// config key table: its option name, type, default, help, the commands that take
+// it, its validation, its key in history.json and its resume rule. The options
+// (cli/options), describe_settings, resume_config and the JSON are derived from the
+// rows; no other list of settings exists.
+//
 // Resume rules (resume_config): a setting that defines what "best" means or how a
 // number is measured (objective, size, backend, arch, reps, warm-up, the profile
 // window, the power regime and its rules) is fixed for a run's life: naming a different value on --resume is
@@ -12,6 +18,7 @@
 // attempt on, so a reader of the history knows which attempts ran under which.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -137,6 +144,98 @@ void to_json(nlohmann::json& j, const RunConfig& c);
 // by hand and fuzzed). `legacy_objective`: a config without "objective" was written
 // before the option existed and was ranked by L2.
 RunConfig run_config_from_json(const nlohmann::json& j, bool legacy_objective = true);
+
+// ---- the settings table ------------------------------------------------------
+
+// The commands that take run settings, as bits of a CommandSet.
+enum SettingCommand : unsigned { kOptimize = 1u, kSuite = 2u, kGate = 4u, kSweep = 8u, kBuild = 16u, kProbe = 32u };
+using CommandSet = unsigned;
+constexpr CommandSet kAnyCommand = kOptimize | kSuite | kGate | kSweep | kBuild | kProbe;
+// A command's bit by its name ("sweep"); kAnyCommand for one that takes no run
+// settings of its own (check, predict: their options of the same name are checked alike).
+CommandSet command_set(const std::string& name);
+
+// How a row's option is typed and checked. integer, count and real are numbers in a
+// range (count: >= 0, clamped to the range's top); choice is one of a list; size a
+// comma list of positive integers (empty: the program's default); text anything.
+enum class SettingType { integer, count, real, text, choice, size };
+// fixed: a resume may not change it (what "best" means, how a number is measured);
+// may_change: a resume applies the new value and records the change.
+enum class OnResume { fixed, may_change };
+
+// The largest value in a --size: a program's size values are ints.
+constexpr long long kMaxSizeValue = 1LL << 30;
+
+struct SettingRow {
+  // A number's accepted range. The message for a value outside it is "--KEY V: " and
+  // then `says`, or "use LO..HI" ("use more than LO and at most HI" when lo_open),
+  // with " (why)" after it.
+  struct Range {
+    double lo = 0, hi = 0;
+    bool lo_open = false, hi_open = false;
+    bool zero_too = false;        // 0 also accepted (the feature off)
+    const char* says = nullptr;
+    const char* why = nullptr;
+  };
+  // One value of a choice, and the commands that accept it.
+  struct Choice {
+    const char* value;
+    CommandSet commands = kAnyCommand;
+  };
+  // What differs for some commands; nullptr / empty: the row's own.
+  struct Variant {
+    CommandSet commands;
+    const char* group = nullptr;
+    const char* default_text = nullptr;
+    const char* help = nullptr;
+    std::optional<Range> range;
+  };
+
+  const char* key;                 // the option's name (--KEY), the name a change is recorded under
+  SettingType type;
+  OnResume on_resume;
+  CommandSet commands;             // the commands that take it
+  const char* group;               // --help's group; "Run": the command's own group
+  const char* default_text;        // the option's default, as the option takes it
+  const char* help;
+  std::vector<Variant> variants;
+  std::optional<Range> range;
+  std::vector<Choice> choices;
+  const char* json_object;         // history.json: nullptr, or the config's nested object ("proposer_config")
+  const char* json_key;            // the key in it
+  const char* absent;              // the value of a history written before the setting existed; nullptr: RunConfig's default
+  const char* matches_any;         // a value that, asked on a resume, matches any recorded one ("auto"); nullptr: none
+
+  // The value as text (empty text shown as ""; size as "default" or "a,b,c").
+  std::function<std::string(const RunConfig&)> text;
+  // The member from an option's text that check() accepted.
+  std::function<void(RunConfig&, const std::string&)> assign;
+  // The member into history.json's object, and back (lenient: a missing or wrongly
+  // typed value keeps what the config holds).
+  std::function<void(nlohmann::json&, const RunConfig&)> write;
+  std::function<void(RunConfig&, const nlohmann::json&)> read;
+  std::function<void(RunConfig&, const RunConfig&)> copy;
+
+  bool takes(CommandSet command) const { return (commands & command) != 0; }
+  const char* group_for(CommandSet command) const;
+  const char* default_for(CommandSet command) const;
+  const char* help_for(CommandSet command) const;
+  std::optional<Range> range_for(CommandSet command) const;
+  std::vector<std::string> choices_for(CommandSet command) const;
+  // "" when `text` is a value `command` accepts, else the one-line message naming --KEY.
+  std::string check(const std::string& text, CommandSet command) const;
+  // check, then assign.
+  Status set(RunConfig& c, const std::string& text, CommandSet command) const;
+};
+
+// Every setting, in the order --help lists them and a resume reads them.
+const std::vector<SettingRow>& settings_table();
+const SettingRow* find_setting(const std::string& key);
+// The rules between settings (energy needs the sustained regime and the re-check):
+// "" or the one-line message.
+std::string check_settings(const RunConfig& c);
+// A config with every setting `command` takes at the command's default.
+RunConfig default_config(CommandSet command);
 
 // The settings in resume order: name (as the option), whether fixed, and its value
 // as text. The resume rules and the tests both read this table.

@@ -13,6 +13,7 @@
 #include "swizzleperf/backend/backend.h"
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/kernel_source.h"
+#include "swizzleperf/core/run_config.h"
 
 namespace swz {
 
@@ -22,12 +23,11 @@ struct SweepOptions {
   std::string label;
   std::vector<std::vector<int>> sizes;
   std::filesystem::path out_dir;
-  int time_reps = 20;
-  int warmup = 3;
-  std::string host_cxx = "c++";
-  Objective objective = Objective::time;  // what the verdict judges (see sweep_verdict)
-  int rounds = 6;                          // interleaved timing rounds per size (0: one run each)
-  RegimeSettings timing;                   // the power regimes measured (core/run_config.h)
+  // The settings sweep takes (the rows of core/run_config's table for sweep, at
+  // sweep's defaults): reps, warm-up, host compiler, the objective its verdict judges
+  // (time or l2), the judge's rounds (0: one run each) and the power regime. Each
+  // size's measurement is made from them by measure_setup_from, as optimize's is.
+  RunConfig settings = default_config(kSweep);
 };
 
 struct SweepPoint {

@@ -1,0 +1,28 @@
+#include "swizzleperf/loop/measure_settings.h"
+
+namespace swz {
+
+MeasureSetup measure_setup_from(const RunConfig& c) {
+  MeasureSetup s;
+  s.size = c.size;
+  s.time_reps = c.time_reps;
+  s.warmup = c.warmup;
+  s.recheck_rounds = c.recheck_rounds;
+  s.max_rounds = c.timing.max_rounds;
+  s.judge_s = c.timing.judge_s;
+  s.timing = c.timing;
+  s.objective = c.objective;
+  s.host_cxx = c.host_cxx;
+  return s;
+}
+
+ToolOptions tool_options_with(const RunConfig& c, ToolOptions tools) {
+  tools.arch = c.arch;
+  tools.run_timeout = std::chrono::seconds(c.run_timeout_s);
+  tools.build_timeout = std::chrono::seconds(c.build_timeout_s);
+  tools.profile_timeout = std::chrono::seconds(c.profile_timeout_s);
+  tools.profile_launches = c.profile_launches;
+  return tools;
+}
+
+}  // namespace swz
