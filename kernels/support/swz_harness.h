@@ -442,10 +442,7 @@ class SwzProgram {
 namespace swz_detail {
 
 inline void usage_error(const std::string& msg) {
-  fail(2, msg + " (usage: prog info|verify|time|profile|dump FILE|hash|compare BASELINE_FILE|evaluate|serve|footprint"
-                " [--size a,b,..] [--seed S] [--reps N] [--warmup W] [--chunks FILE] [--tol T]"
-                " [--baseline FILE] [--regime burst|sustained] [--throttle-threshold F]"
-                " [--recovery-ms M] [--max-discards N] [--settle-seconds S] [--sustain-seconds S])");
+  fail(2, msg + swz_usage_text(true));
 }
 
 inline bool parse_ll(const char* s, long long* out) {
