@@ -1162,8 +1162,8 @@ inline int mode_dump(SwzProgram& prog, const Args& a) {
 //   chunk c   = mix(sum of term(i) over c's words, mod 2^64, + c's byte count)
 //   digest    = h, h0 = mix(total bytes ^ kStep); h = mix(h ^ chunk_c) for c = 0, 1, ..
 // A sum is order-free, so the digest depends only on the bytes, never on the launch
-// configuration. tests/fakes/fake_nvcc.cpp and src/loop/output_check.cpp compute it on
-// the host in the same way.
+// configuration. tests/fakes/fake_nvcc.cpp, src/loop/output_check.cpp and swz_triton.py
+// compute it too; tests/conformance checks every copy against the same digest vectors.
 const unsigned long long kHashChunkBytes = 1ull << 20;  // a multiple of 8
 const unsigned kHashThreads = 256;
 

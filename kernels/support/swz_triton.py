@@ -26,7 +26,8 @@
 #   prog serve [--size ..] [--reps N] [--warmup W] [--seed S] [REGIME OPTIONS]
 # REGIME OPTIONS: --regime burst|sustained (burst), --throttle-threshold F (0.75),
 #   --recovery-ms M (50), --max-discards N (30), --settle-seconds S (2.0), --sustain-seconds S (1.0).
-# What mirrors swz_harness.h, line for line where it matters:
+# What mirrors swz_harness.h, line for line where it matters (tests/conformance runs the same cases
+# against both harnesses and checks it; docs/kernel-contract.md §2.1):
 #   - argument parsing (parse_args): the modes, which option each mode takes, `--opt V` and
 #     `--opt=V`, every usage message word for word, the size checks (size_problem: arity,
 #     positive values, size_multiple()/size_max(), the 1-D launch limit 2^31 - 1, then

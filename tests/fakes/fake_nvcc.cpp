@@ -290,9 +290,12 @@ int parse(int argc, char** argv, Args* a) {
       return usage("--size wants 3 values (default [" + std::to_string(def.M) + "," + std::to_string(def.N) + "," +
                    std::to_string(def.K) + "])");
     }
-    for (size_t k = 0; k < 3; ++k)  // the 1-D launch limit, as the harness's size check
-      if (size[k] > 2147483647ll)
-        return usage("--size: value " + std::to_string(k + 1) + " (" + std::to_string(size[k]) + ") is too large");
+    // The 1-D launch limit, in swz_sizes.h's words (swz_num_pids_error).
+    const unsigned long long m = ((unsigned long long)size[0] + kTile - 1) / kTile,
+                             n = ((unsigned long long)size[1] + kTile - 1) / kTile;
+    if (m * n > 2147483647ull || size[2] > 2147483647ll)
+      return usage("--size: num_pids " + std::to_string(m * n) + " (grid " + std::to_string(m) + " x " +
+                   std::to_string(n) + ") is above 2^31 - 1, the most workgroups a 1-D launch takes");
     a->s = shape((unsigned)size[0], (unsigned)size[1], (unsigned)size[2]);
   }
   return 0;
