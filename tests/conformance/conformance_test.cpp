@@ -20,6 +20,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -76,6 +77,11 @@ ConformanceAnswer run_conformance_process(const std::vector<std::string>& argv, 
     dup2(fi, 0);
     dup2(fo, 1);
     dup2(fe, 2);
+    // The case's environment alone: no SWZ_* switch of the caller's reaches the program.
+    std::vector<std::string> inherited;
+    for (char** e = environ; *e; ++e)
+      if (std::strncmp(*e, "SWZ_", 4) == 0) inherited.emplace_back(*e, std::strchr(*e, '=') - *e);
+    for (const auto& name : inherited) unsetenv(name.c_str());
     for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
     std::vector<char*> av;
     for (const auto& a : argv) av.push_back(const_cast<char*>(a.c_str()));
