@@ -459,6 +459,39 @@ TEST_F(Conformance, EveryCaseAgainstEveryImplementation) {
   EXPECT_GT(checked, 100);
 }
 
+// The two harnesses run the same program, so beyond keys and codes their lines are the same
+// text: default verify sizes, resolved tolerances, number formatting, dumped bytes.
+TEST_F(Conformance, TheTwoHarnessesAnswerAlikeByteForByte) {
+  const auto& twins = conformance_data()["twins"];
+  ConformanceImpl* impl[2] = {nullptr, nullptr};
+  for (int k = 0; k < 2; ++k)
+    for (const auto& i : impls_)
+      if (i->name() == twins["implementations"][k]) impl[k] = i.get();
+  ASSERT_TRUE(impl[0] && impl[1]);
+  int n = 0;
+  for (const auto& argv : twins["argv"]) {
+    // ["verify", "wrong"]: verify of the variant whose output is wrong.
+    ordered_json args = argv;
+    const bool wrong = args.size() == 2 && args[1] == "wrong";
+    if (wrong) args.erase(1);
+    std::string line[2], dumped[2];
+    for (int k = 0; k < 2; ++k) {
+      const fs::path dir = case_dir(impl[k]->name(), "twins");  // one per harness: compare reads the dump
+      const ConformanceAnswer a =
+          impl[k]->run(case_args(args, dir), {}, "", wrong ? "wrong" : "", dir);
+      const auto lines = json_lines(a.out);
+      ASSERT_FALSE(lines.empty()) << impl[k]->name() << ": " << a.err;
+      ordered_json j = ordered_json::parse(lines.back());
+      for (const auto& key : twins["drop_keys"][impl[k]->name()]) j.erase(key.get<std::string>());
+      line[k] = std::to_string(a.exit) + " " + j.dump();
+      if (args[0] == "dump") dumped[k] = read_bytes_of(dir / "out.bin");
+    }
+    EXPECT_EQ(line[0], line[1]) << "argv " << argv.dump();
+    EXPECT_EQ(dumped[0], dumped[1]) << "argv " << argv.dump() << ": the dumped bytes differ";
+    ++n;
+  }
+}
+
 // The digest of the same bytes is the same everywhere: each implementation's hash mode over the
 // vectors' bytes (SWZ_FAKE_OUTPUT_FILE makes them the program's output), at its chunk size.
 TEST_F(Conformance, DigestVectorsInEveryImplementation) {
