@@ -279,6 +279,8 @@ std::string read_bytes_of(const fs::path& p) {
   return s.str();
 }
 
+// Does `got` hold `want`? Numbers compare as doubles; an object's keys in `want` (a subset)
+// must be equal in `got`; arrays element by element.
 bool values_equal(const ordered_json& want, const ordered_json& got) {
   if (want.is_number() && got.is_number()) return want.get<double>() == got.get<double>();
   if (want.is_object() && got.is_object()) {
@@ -536,6 +538,11 @@ TEST(ConformanceDigest, ToolHostDigestMatchesTheVectors) {
     const HostDigest d = digest_bytes(bytes, v["chunk_bytes"].get<unsigned long long>());
     EXPECT_EQ(d.hash, v["digest"].get<std::string>()) << len << " bytes";
     EXPECT_EQ(d.chunks.size(), v["chunks"].get<size_t>()) << len << " bytes";
+    if (!d.chunks.empty()) {
+      char first[20];
+      std::snprintf(first, sizeof first, "%016llx", static_cast<unsigned long long>(d.chunks[0]));
+      EXPECT_EQ(first, v["first_chunk"].get<std::string>()) << len << " bytes";
+    }
   }
 }
 
