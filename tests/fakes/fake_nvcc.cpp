@@ -5,9 +5,9 @@
 // Any other flag is accepted and ignored; SRC is the last non-flag argument.
 // It writes a C++ *emulator* of the kernel program to OUT.emu.cpp and compiles it
 // with the host compiler ($CXX, else c++; flags -O1 -std=c++17) into OUT, linked with
-// the emulator's shared main (compiled once, kept beside fake_nvcc as
-// fake_emu_body-<hash>.o). The compiler's output passes through and its exit status
-// is fake_nvcc's.
+// the emulator's shared main (its text: fake_nvcc_emulator.inc; compiled once, kept
+// beside fake_nvcc as fake_emu_body-<hash>.o). The compiler's output passes through and
+// its exit status is fake_nvcc's.
 //
 //  - SRC named device_query.hip: the emulator prints one fixed device JSON line.
 //  - otherwise SRC must hold one `// swizzleperf:begin` ... `// swizzleperf:end`
