@@ -442,10 +442,7 @@ class SwzProgram {
 namespace swz_detail {
 
 inline void usage_error(const std::string& msg) {
-  fail(2, msg + " (usage: prog info|verify|time|profile|dump FILE|hash|compare BASELINE_FILE|evaluate|serve|footprint"
-                " [--size a,b,..] [--seed S] [--reps N] [--warmup W] [--chunks FILE] [--tol T]"
-                " [--baseline FILE] [--regime burst|sustained] [--throttle-threshold F]"
-                " [--recovery-ms M] [--max-discards N] [--settle-seconds S] [--sustain-seconds S])");
+  fail(2, msg + swz_usage_text(true));
 }
 
 inline bool parse_ll(const char* s, long long* out) {
@@ -1165,8 +1162,8 @@ inline int mode_dump(SwzProgram& prog, const Args& a) {
 //   chunk c   = mix(sum of term(i) over c's words, mod 2^64, + c's byte count)
 //   digest    = h, h0 = mix(total bytes ^ kStep); h = mix(h ^ chunk_c) for c = 0, 1, ..
 // A sum is order-free, so the digest depends only on the bytes, never on the launch
-// configuration. tests/fakes/fake_nvcc.cpp and src/loop/output_check.cpp compute it on
-// the host in the same way.
+// configuration. tests/fakes/fake_nvcc.cpp, src/loop/output_check.cpp and swz_triton.py
+// compute it too; tests/conformance checks every copy against the same digest vectors.
 const unsigned long long kHashChunkBytes = 1ull << 20;  // a multiple of 8
 const unsigned kHashThreads = 256;
 

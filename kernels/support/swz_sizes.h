@@ -9,6 +9,8 @@
 //   swz_launch_grid_error               a 2-D/3-D launch grid against the same limit
 //   swz_default_verify_sizes            SwzProgram::verify_sizes()'s default
 //   swz_default_tol, swz_tol_abs        SwzProgram::tolerance()'s default, and its resolution
+//   swz_usage_text                      the usage text every usage error ends with (also
+//                                       compiled into tests/fakes/fake_nvcc's emulator)
 // Every *_error function returns "" when all is well, else one sentence naming the value.
 #ifndef SWZ_SIZES_H
 #define SWZ_SIZES_H
@@ -216,6 +218,18 @@ inline SwzTol swz_default_tol(SwzDType dtype, long long reduction_length) {
 // infinite R).
 inline double swz_tol_abs(const SwzTol& t, double max_abs_ref) {
   return t.abs_per_max_ref != 0 ? t.abs + t.abs_per_max_ref * max_abs_ref : t.abs;
+}
+
+// The text a usage error ends with: " (usage: prog MODES [OPTIONS])". with_footprint: the
+// modes include `footprint` (swz_harness.h's; the Python harness and fake_nvcc's emulator
+// have no footprint mode). tests/conformance/cases.json holds the same text, against which
+// every implementation's usage errors are checked.
+inline std::string swz_usage_text(bool with_footprint) {
+  return std::string(" (usage: prog info|verify|time|profile|dump FILE|hash|compare BASELINE_FILE|evaluate|serve") +
+         (with_footprint ? "|footprint" : "") +
+         " [--size a,b,..] [--seed S] [--reps N] [--warmup W] [--chunks FILE] [--tol T]"
+         " [--baseline FILE] [--regime burst|sustained] [--throttle-threshold F]"
+         " [--recovery-ms M] [--max-discards N] [--settle-seconds S] [--sustain-seconds S])";
 }
 
 #endif  // SWZ_SIZES_H

@@ -26,7 +26,8 @@
 #   prog serve [--size ..] [--reps N] [--warmup W] [--seed S] [REGIME OPTIONS]
 # REGIME OPTIONS: --regime burst|sustained (burst), --throttle-threshold F (0.75),
 #   --recovery-ms M (50), --max-discards N (30), --settle-seconds S (2.0), --sustain-seconds S (1.0).
-# What mirrors swz_harness.h, line for line where it matters:
+# What mirrors swz_harness.h, line for line where it matters (tests/conformance runs the same cases
+# against both harnesses and checks it; docs/kernel-contract.md §2.1):
 #   - argument parsing (parse_args): the modes, which option each mode takes, `--opt V` and
 #     `--opt=V`, every usage message word for word, the size checks (size_problem: arity,
 #     positive values, size_multiple()/size_max(), the 1-D launch limit 2^31 - 1, then
@@ -174,7 +175,9 @@ def fmt_size(s):
 
 
 _INT_RE = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+\Z")
-_FLOAT_RE = re.compile(r"[ \t\n\v\f\r]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
+# strtod's forms (the lookaheads keep each match linear: no backtracking between two runs of digits).
+_FLOAT_RE = re.compile(r"[ \t\n\v\f\r]*[+-]?(?=\.?[0-9])[0-9]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?\Z")
+_HEX_FLOAT_RE = re.compile(r"[ \t\n\v\f\r]*[+-]?0[xX](?=\.?[0-9a-fA-F])[0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?\Z")
 
 
 def parse_ll(s):
@@ -187,18 +190,44 @@ def parse_ll(s):
     return v
 
 
+def _tiny_inexact(text, v):
+    """For v == 0 or subnormal: is text's exact value not v? glibc's strtod sets ERANGE (and the
+    harness rejects the number) exactly when the result is that tiny and inexact."""
+    from fractions import Fraction
+    body = text.strip().lstrip("+-")
+    hexa = body[:2] in ("0x", "0X")
+    mant, _, exp = (body[2:].lower().partition("p") if hexa else body.lower().partition("e"))
+    whole, _, frac = mant.partition(".")
+    digits = (whole + frac).lstrip("0")
+    if not digits:
+        return False  # an exact zero
+    if len(exp) > 12:
+        return True  # far below the smallest subnormal (far above it would have overflowed)
+    base, scale = (2, 4) if hexa else (10, 1)
+    e = (int(exp) if exp else 0) - scale * len(frac)  # value = int(digits) * base**e
+    magnitude = (int(digits, 16).bit_length() if hexa else len(digits) * 3.33) + (e if hexa else e * 3.33)
+    if magnitude < -1100:
+        return True  # below 2^-1074 by far: rounds to zero or a subnormal, inexactly
+    exact = Fraction(int(digits, 16 if hexa else 10)) * Fraction(base) ** e
+    return exact != Fraction(abs(v))
+
+
 def parse_double(s):
-    """A finite number, whole string (strtod's decimal forms; overflow and underflow rejected)."""
-    if not s or not _FLOAT_RE.match(s):
+    """strtod(s) over the whole string (its decimal and hexadecimal forms), finite and without
+    ERANGE (overflow, or an inexact result below the smallest normal number); None when not."""
+    if not s:
+        return None
+    hexa = _HEX_FLOAT_RE.match(s) is not None
+    if not hexa and not _FLOAT_RE.match(s):
         return None
     try:
-        v = float(s.strip())
-    except ValueError:
+        v = float.fromhex(s.strip()) if hexa else float(s.strip())
+    except (ValueError, OverflowError):
         return None
     if not math.isfinite(v):
         return None
-    if v == 0.0 and re.search(r"[1-9]", s.split("e")[0].split("E")[0]):
-        return None  # underflow (strtod sets ERANGE)
+    if abs(v) < sys.float_info.min and _tiny_inexact(s, v):
+        return None  # underflow: strtod sets ERANGE
     return v
 
 

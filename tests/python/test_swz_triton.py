@@ -430,6 +430,28 @@ class VerifySizesTest(unittest.TestCase):
         self.assertEqual(swz_triton.combine_digest(0, []), swz_triton.mix64(swz_triton.KSTEP))
 
 
+class ConformanceDataTest(unittest.TestCase):
+    """The Python harness against tests/conformance/cases.json without building anything: its
+    usage text word for word, and its host digest at every vector's chunk size (1 MiB is what
+    TorchRuntime's chunks are; the emulated runtime's 256-byte ones run in the C++ suite)."""
+    DATA = os.path.join(ROOT, "tests", "conformance", "cases.json")
+
+    def setUp(self):
+        with open(self.DATA) as f:
+            self.data = json.load(f)
+
+    def test_usage_text(self):
+        usage = self.data["usage"].replace("{modes}", self.data["usage_modes"]["python"])
+        self.assertEqual(swz_triton.USAGE, usage)
+
+    def test_digest_vectors(self):
+        for v in self.data["digest_vectors"]["vectors"]:
+            data = bytes((i * 131 + 7) & 0xFF for i in range(v["length"]))
+            chunks = swz_triton.digest_chunks_bytes(data, v["chunk_bytes"])
+            self.assertEqual(len(chunks), v["chunks"])
+            self.assertEqual("%016x" % swz_triton.combine_digest(len(data), chunks), v["digest"], v)
+
+
 class I32Test(unittest.TestCase):
     MIN, MAX = -(1 << 31), (1 << 31) - 1
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 
+#include "swizzleperf/loop/output_check.h"
 #include "swizzleperf/util/file_io.h"
 
 namespace swz::test {
@@ -38,15 +39,21 @@ std::string setting(const std::map<std::string, std::string>& b, const std::stri
   return it == b.end() ? dflt : it->second;
 }
 
+// The value of option `flag`, given as `flag V` or `flag=V` (the contract takes both); "" if absent.
 std::string arg_after(const std::vector<std::string>& args, const std::string& flag) {
-  const auto it = std::find(args.begin(), args.end(), flag);
-  return it != args.end() && it + 1 != args.end() ? *(it + 1) : "";
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    if (*it == flag) return it + 1 != args.end() ? *(it + 1) : "";
+    if (it->rfind(flag + "=", 0) == 0) return it->substr(flag.size() + 1);
+  }
+  return "";
 }
 
-ProgramRun program_answer(int code, nlohmann::json j) {
+// The program's answer: `j` as its one stdout line, keys in the order given (the kernel
+// contract's order, tests/conformance checks it), and parsed back as the tool does.
+ProgramRun program_answer(int code, const nlohmann::ordered_json& j) {
   ProgramRun r;
   r.process = exited(code, j.dump() + "\n");
-  r.json = std::move(j);
+  r.json = nlohmann::json::parse(j.dump());
   return r;
 }
 
@@ -111,6 +118,7 @@ Result<Metrics> FakeBackend::profile(const ProfileRequest& request) {
 }
 
 ProgramRun FakeBackend::run_program(const fs::path& exe, const std::vector<std::string>& args, std::chrono::seconds) {
+  using ojson = nlohmann::ordered_json;
   const std::string mode = args.empty() ? "" : args.front();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -125,42 +133,72 @@ ProgramRun FakeBackend::run_program(const fs::path& exe, const std::vector<std::
   const auto b = behaviour_of(*text);
   const double ms = std::stod(setting(b, "ms", "1.0"));
   const bool verify_ok = setting(b, "verify", "ok") == "ok";
-  const std::string hash = setting(b, "out", "same") == "same" ? "00000000000000aa" : "00000000000000bb";
+  // The output: 256 bytes, the same for every `out=same` program; its digest is the tool's own
+  // host digest of them (loop/output_check), in 256-byte chunks as fake_nvcc's.
+  const std::string bytes(256, setting(b, "out", "same") == "same" ? 'a' : 'b');
+  const HostDigest digest = digest_bytes(bytes, 256);
+  const std::string seed = arg_after(args, "--seed").empty() ? "1234" : arg_after(args, "--seed");
   // The regime asked (--regime; none: a program from before regimes, no regime fields).
   const std::string regime = arg_after(args, "--regime");
-  nlohmann::json timing = {{"median_ms", ms}, {"min_ms", ms}, {"max_ms", ms}, {"reps", 10}};
+  ojson timing = {{"mode", "time"}, {"median_ms", ms}, {"min_ms", ms}, {"max_ms", ms}, {"reps", 10}};
   if (!regime.empty()) {
     const bool sustained = regime == "sustained";
     const double t = sustained ? std::stod(setting(b, "sms", setting(b, "ms", "1.0"))) : ms;
     const double mhz = std::stod(sustained ? setting(b, "sclk", "1600") : setting(b, "clk", "1980"));
-    timing = {{"median_ms", t}, {"min_ms", t}, {"max_ms", t}, {"reps", 10}, {"regime", regime}, {"telemetry", "fake"},
-              {"sm_mhz_min", mhz}, {"sm_mhz_median", mhz}, {"sm_mhz_reference", 1980},
-              {"clock_reasons", sustained ? 4 : std::stoll(setting(b, "breasons", "0"))}, {"discarded", sustained ? 0 : std::stoi(setting(b, "discard", "0"))},
-              {"energy_mj_per_run", sustained ? nlohmann::json(std::stod(setting(b, "mj", "100"))) : nlohmann::json()},
-              {"regime_reached", setting(b, "reach", "yes") != regime}};
-    if (!timing["regime_reached"].get<bool>()) timing["regime_problem"] = "fake: the " + regime + " regime was not held";
+    const bool reached = setting(b, "reach", "yes") != regime;
+    timing = {{"mode", "time"}, {"size", {64 * grid_.m, 64 * grid_.n, 512}}, {"median_ms", t}, {"min_ms", t}, {"max_ms", t},
+              {"mean_ms", t}, {"reps", 10}, {"warmup", 5}, {"times_ms", std::vector<double>(10, t)}, {"regime", regime},
+              {"telemetry", "fake"}, {"sm_mhz_min", mhz}, {"sm_mhz_median", mhz}, {"sm_mhz_reference", 1980},
+              {"clock_reasons", sustained ? 4 : std::stoll(setting(b, "breasons", "0"))},
+              {"discarded", sustained ? 0 : std::stoi(setting(b, "discard", "0"))}, {"throttle_threshold", 0.75},
+              {"energy_mj_per_run", sustained ? ojson(std::stod(setting(b, "mj", "100"))) : ojson()}};
+    if (sustained) {
+      timing["passes"] = 10;
+      timing["batch"] = 1;
+      timing["window_s"] = 1.0;
+      timing["settle_s"] = 2.0;
+      timing["clock_slide_pct"] = 0;
+    }
+    timing["regime_reached"] = reached;
+    if (!reached) timing["regime_problem"] = "fake: the " + regime + " regime was not held";
   }
   auto hash_part = [&](const std::string& chunks_file) {
-    if (!chunks_file.empty()) (void)write_file_atomic(chunks_file, hash + "\n");
-    return nlohmann::json{{"mode", "hash"}, {"bytes", 256}, {"hash", hash}, {"chunk_bytes", 256}, {"chunks", 1}};
+    if (!chunks_file.empty()) (void)write_file_atomic(chunks_file, fmt::format("{:016x}\n", digest.chunks.at(0)));
+    return ojson{{"mode", "hash"}, {"bytes", bytes.size()}, {"hash", digest.hash}, {"chunk_bytes", 256}, {"chunks", 1}};
   };
-  if (mode == "info")
-    return program_answer(0, {{"grid", {{"m", grid_.m}, {"n", grid_.n}}}, {"kernel_regex", "fake_kernel"}, {"launches", 1}});
-  if (mode == "verify") return program_answer(verify_ok ? 0 : 1, {{"ok", verify_ok}});
+  ojson verify_case = {{"size", {64, 64, 64}}, {"max_abs_err", verify_ok ? 0.0 : 0.5}, {"max_rel_err", verify_ok ? 0.0 : 0.5},
+                       {"tol", 0.001}, {"rel_tol", 0}, {"mismatches", verify_ok ? 0 : 3}, {"nonfinite", 0}};
+  if (!verify_ok) verify_case["first_bad"] = {{"index", 0}, {"got", 1.5}, {"ref", 1}};
+  verify_case["ok"] = verify_ok;
+  const ojson verify = {{"mode", "verify"}, {"ok", verify_ok}, {"seed", std::stoull(seed)}, {"cases", ojson::array({verify_case})}};
+  if (mode == "info") {
+    const unsigned long long m = 64ull * grid_.m, n = 64ull * grid_.n, k = 512;
+    return program_answer(0, {{"kernel", "fake"}, {"kernel_regex", "fake_kernel"}, {"size", {m, n, k}},
+                              {"grid", {{"m", grid_.m}, {"n", grid_.n}}}, {"num_pids", grid_.m * grid_.n},
+                              {"footprint_bytes", 4 * (m * k + k * n + m * n)}, {"num_dies", 2}, {"dump_tol", 0},
+                              {"verify_sizes", {{64, 64, 64}}}, {"launches", 1}});
+  }
+  if (mode == "verify") return program_answer(verify_ok ? 0 : 1, verify);
   if (mode == "hash") return program_answer(0, hash_part(arg_after(args, "--chunks")));
   if (mode == "dump") {
-    (void)write_file_atomic(args.at(1), std::string(256, hash.back()));
-    return program_answer(0, {{"mode", "dump"}, {"bytes", 256}});
+    (void)write_file_atomic(args.at(1), bytes);
+    return program_answer(0, {{"mode", "dump"}, {"bytes", bytes.size()}});
   }
   if (mode == "time") return program_answer(0, timing);
   if (mode == "evaluate") {
-    nlohmann::json j = {{"mode", "evaluate"}, {"verify", {{"ok", verify_ok}}}};
-    if (!verify_ok) return program_answer(1, j);
+    ojson j = {{"mode", "evaluate"}, {"verify", verify}};
+    if (!verify_ok) {
+      j["ok"] = false;
+      j["seconds"] = {{"verify", 0}};
+      return program_answer(1, j);
+    }
     j["hash"] = hash_part(arg_after(args, "--chunks"));
     j["time"] = timing;
+    j["ok"] = true;
+    j["seconds"] = {{"verify", 0}, {"check", 0}, {"time", 0}};
     return program_answer(0, j);
   }
-  return program_answer(2, {{"ok", false}, {"error", "unknown mode " + mode}});
+  return program_answer(2, {{"mode", "none"}, {"ok", false}, {"error", "unknown mode '" + mode + "'"}});
 }
 
 int FakeBackend::builds() const {

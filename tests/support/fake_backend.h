@@ -21,6 +21,12 @@
 // profile ok | fail: the profiler's verdict
 // The built "executable" is a copy of the source, so a prefetched build moved by
 // the build pool is still recognised. Every run is recorded for assertions.
+// run_program answers info, verify, time, hash, dump and evaluate with the kernel contract's
+// JSON lines (keys in the contract's order; tests/conformance checks them): the output is 256
+// bytes ('a' for out=same, 'b' for out=diff) and its digest the tool's own host digest of them,
+// in 256-byte chunks. By design (tests/conformance/cases.json's exceptions) it parses no
+// options, has no profile (Backend::profile), compare or serve mode, and answers time without
+// --regime as a program from before power regimes.
 #pragma once
 
 #include <filesystem>

@@ -500,7 +500,7 @@ TEST_F(FakesTest, HashModeDigestsTheDumpedBytesPerChunk) {
   for (size_t i = 0; i + 1 < a.size(); ++i) EXPECT_EQ(a[i], b[i]) << i;
   EXPECT_NE(a.back(), b.back());
   // A size change changes the digest; an unknown option is a usage error.
-  EXPECT_NE(last_json(run({exe(), "hash", "--size", "512,1024"}, dir_->path()))["hash"], j["hash"]);
+  EXPECT_NE(last_json(run({exe(), "hash", "--size", "512,1024,512"}, dir_->path()))["hash"], j["hash"]);
   EXPECT_EQ(run({exe(), "hash", "--tol", "1"}, dir_->path()).exit_code, 2);
 }
 
@@ -524,7 +524,7 @@ TEST_F(FakesTest, CompareModeAppliesTheRelativeToleranceRule) {
   EXPECT_EQ(run({diff, "compare", "cmp_base.bin"}, dir_->path(), {"SWZ_FAKE_DUMP_TOL=1e-6"}).exit_code, 0);
   EXPECT_EQ(last_json(run({exe(), "info"}, dir_->path(), {"SWZ_FAKE_DUMP_TOL=1e-6"}))["dump_tol"], 1e-6);
   // A baseline of another size is a mismatch, not a crash.
-  ProcRun sized = run({exe(), "compare", "cmp_base.bin", "--size", "512,512"}, dir_->path());
+  ProcRun sized = run({exe(), "compare", "cmp_base.bin", "--size", "512,512,512"}, dir_->path());
   EXPECT_EQ(sized.exit_code, 1);
   EXPECT_NE(last_json(sized)["error"].get<std::string>().find("sizes differ"), std::string::npos);
   EXPECT_EQ(run({exe(), "compare"}, dir_->path()).exit_code, 2);

@@ -17,7 +17,8 @@
 # (sleep N ms first, every mode), SWZ_FAKE_TIME_FLAT=1 (every order times 1 ms),
 # SWZ_FAKE_SLOW_ABOVE_HIT_PCT=H / SWZ_FAKE_SLOW_FACTOR=F (an order of modelled hit rate >= H% runs
 # F, default 1.5, times slower), SWZ_FAKE_LAUNCHES=N (run() is N identical launches),
-# SWZ_FAKE_DUMP_TOL=T (dump_tol), SWZ_NUM_DIES. Run it with kernels/support on PYTHONPATH; a
+# SWZ_FAKE_DUMP_TOL=T (dump_tol), SWZ_FAKE_OUTPUT_FILE=F (the output is F's bytes, u32 elements:
+# hash digests given bytes), SWZ_FAKE_NO_DEVICE=1 (the runtime has no device: exit 3), SWZ_NUM_DIES. Run it with kernels/support on PYTHONPATH; a
 # copy outside this directory finds swz_emulated.py and the stub through $SWZ_FAKE_TRITON_DIR
 # (or PYTHONPATH).
 import os
@@ -106,7 +107,14 @@ class FakeMatmul(SwzProgram):
                 time.sleep(1)
         self.size = tuple(size)
         self.gm, self.gn = self.grid(size)
-        self.out = EmuTensor(self.gm * self.gn, "f32")
+        self.fixed = None
+        path = os.environ.get("SWZ_FAKE_OUTPUT_FILE", "")
+        if path:
+            with open(path, "rb") as f:
+                self.fixed = f.read()
+            self.out = EmuTensor(len(self.fixed) // 4, "u32")
+        else:
+            self.out = EmuTensor(self.gm * self.gn, "f32")
 
     def _model(self):
         key = (self.gm, self.gn)
@@ -119,10 +127,12 @@ class FakeMatmul(SwzProgram):
             os.kill(os.getpid(), signal.SIGSEGV)
         model = self._model()
         np_ = self.gm * self.gn
-        for t in model.tiles:
+        if self.fixed is not None:
+            self.out.data[:] = self.fixed[:len(self.out.data)]
+        for t in (model.tiles if self.fixed is None else ()):
             if 0 <= t < np_:
                 self.out.set(t, tile_value(t))
-        if WRONG and np_:
+        if WRONG and np_ and self.fixed is None:
             self.out.set(0, tile_value(0) + 1.0)
         sectors = model.hits + model.misses
         miss_frac = model.misses / sectors if sectors else 0.0

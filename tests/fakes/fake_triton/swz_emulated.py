@@ -6,6 +6,7 @@
 # events read that clock, now() is it in seconds and sleep() advances it, so burst and sustained
 # timings are deterministic and take no wall time. The telemetry is "fake": 1980 MHz (also the
 # reference clock), no clock-limit reasons, an energy counter that grows with the modelled work.
+# SWZ_FAKE_NO_DEVICE=1: init_device fails as on a machine without a GPU (exit 3).
 # Its numbers are a model for testing the loop, never measurements.
 #
 # emulate_launch is the kernel model of tests/fakes/fake_nvcc.cpp's emulator: pid p computes tile
@@ -16,7 +17,9 @@ import struct
 
 from triton.language import I32
 
-from swz_triton import SwzRuntime, Sample
+import os
+
+from swz_triton import SwzError, SwzRuntime, Sample
 
 PANEL_CAP = 8
 SECTORS_PER_LOOKUP = 1024
@@ -116,7 +119,9 @@ class EmulatedRuntime(SwzRuntime):
         self.energy_mj += energy_mj
 
     def init_device(self):
-        pass
+        v = os.environ.get("SWZ_FAKE_NO_DEVICE", "")
+        if v and v != "0":  # a machine without a GPU: the harness's runtime error
+            raise SwzError(3, "no GPU device (device count is 0)")
 
     def synchronize(self):
         pass
