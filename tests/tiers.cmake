@@ -30,5 +30,28 @@ set(SWZ_UNIT_DIR_E2E
   DefaultArch.TheModelLineSaysTheChoiceAndWhyOnlyWhenChosen
   ProbeRunnerCli.*)
 
-# tests/e2e, toolchain: nvcc or hipcc builds, python3 (the fake Triton programs).
-set(SWZ_E2E_DIR_TOOLCHAIN)
+# tests/e2e, toolchain: they run nvcc, hipcc or python3 where installed, whether the test
+# starts it or the binary does (`check`'s info build), found by wrapping those three in logging
+# stand-ins over a whole `ctest -L e2e` run; they skip or run less without them.
+set(SWZ_E2E_DIR_TOOLCHAIN
+  *KernelBuild.*
+  AmdBuild.DeviceQueryCompilesForGfx940
+  AmdBuild.EveryKernelAShippedFootprintNamesIsInTheCompilersReport
+  AmdBuild.RegistersReadFromTheProgramMatchTheCompilersRemarks
+  AmdBuild.XccProbeCompilesForGfx940AndAnswersWithOrWithoutAGpu
+  CudaBuild.*
+  */Byok.FinishedProgramBuildsForSm90/*
+  */Byok.FinishedHipProgramBuildsForGfx940/*
+  */Byok.FinishedProgramPassesStrictCheckWithTheInfoBuild/*
+  ByokBadPort.ALaunchGridWithXAndYSwappedFailsWithTheRealNvcc
+  ByokBadPort.DefaultGridThatDisagreesWithInfoFailsWithTheRealNvcc
+  CheckE2E.*
+  CheckManyE2E.*
+  HarnessDefaults.*
+  HarnessDefaultsHip.*
+  InitE2e.ATritonFileBecomesAProgramThatFillsInFewLines
+  LocalityE2E.EveryShippedProgramsOwnByteCountsAgreeWithItsFootprint
+  NewcomerE2E.AGridBeyondA32BitPidIsRefusedNamingTheLimit
+  NewcomerE2E.AHangingRegionIsStoppedAtCheckTimeout
+  NewcomerE2E.ThirtyKilobytesOfWhitespaceInARegionIsScannedNotACrash
+  TritonE2E.*)

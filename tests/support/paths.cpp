@@ -11,5 +11,6 @@ fs::path binary_path() {
   return SWZ_TEST_BINARY;
 }
 fs::path fake_dir() { return SWZ_TEST_FAKE_DIR; }
+fs::path test_build_dir() { return SWZ_TEST_BUILD_DIR; }
 
 }  // namespace swz::test
