@@ -23,6 +23,7 @@
 
 #include "../../kernels/support/swz_sizes.h"
 #include "support/fixtures.h"
+#include "support/shared_build.h"
 #include "swizzleperf/util/process.h"
 
 namespace swz::test {
@@ -225,23 +226,31 @@ std::vector<SwzSize> sizes_of(const json& j) {
   return out;
 }
 
-// ---- box3 built once for the suite ---------------------------------------------------------
+// ---- box3 built once for the suite's tests -------------------------------------------------
 
 class HarnessDefaults : public ::testing::Test {
  protected:
+  // Built once for all the suite's tests, which CTest runs as processes of their own
+  // (shared_build.h): keyed by the program's text, nvcc, its flags and the support headers.
   static void SetUpTestSuite() {
     if (nvcc_path().empty()) return;
     dir_ = new TempDir();
     const fs::path src = *dir_ / "box3.cu";
     write_text(src, kBox3Cu);
-    exe_ = (*dir_ / "box3").string();
-    const ProcessResult b =
-        run_defaults_tool({nvcc_path(), "-x", "cu", "-std=c++17", "-O0", "-arch=compute_90", "-code=compute_90",
-                  "-I" + (support_dir() / "hip_on_cuda").string(), "-I" + support_dir().string(),
-                  "-DSWZ_NUM_DIES=2", "-o", exe_, src.string()},
-                 {}, 600);
-    built_ = b.success();
-    build_log_ = "nvcc " + b.describe() + "\n" + b.out + b.err;
+    const std::vector<std::string> flags = {"-x", "cu", "-std=c++17", "-O0", "-arch=compute_90", "-code=compute_90",
+                                            "-I" + (support_dir() / "hip_on_cuda").string(), "-I" + support_dir().string(),
+                                            "-DSWZ_NUM_DIES=2"};
+    std::string inputs = std::string(kBox3Cu) + "\n" + tool_identity(nvcc_path()) + "\n" + tree_text(support_dir());
+    for (const auto& f : flags) inputs += "\n" + f;
+    const SharedBuild b = shared_build("box3", inputs, [&](const fs::path& out) {
+      std::vector<std::string> argv{nvcc_path()};
+      argv.insert(argv.end(), flags.begin(), flags.end());
+      argv.insert(argv.end(), {"-o", out.string(), src.string()});
+      return run_defaults_tool(argv, {}, 600);
+    });
+    built_ = b.ok;
+    exe_ = b.path.string();
+    build_log_ = "nvcc " + b.log;
   }
   static void TearDownTestSuite() {
     delete dir_;

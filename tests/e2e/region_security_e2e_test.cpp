@@ -141,7 +141,8 @@ TEST(RegionSecurityE2E, LlmProposalsThatAreHostileAreRejectedAndTheRunGoesOn) {
   const int n = static_cast<int>(hostile.size()) + 1;
   auto r = run_cli({"optimize", (tmp / "gemm.hip").string(), "--proposer", "llm", "--base-url", server.base_url(),
                     "--iterations", std::to_string(n), "--backend", "cuda", "--nvcc", (fake_dir() / "fake_nvcc").string(),
-                    "--ncu", (fake_dir() / "fake_ncu").string(), "--run-dir", (tmp / "run").string(), "--reps", "3"},
+                    "--ncu", (fake_dir() / "fake_ncu").string(), "--run-dir", (tmp / "run").string(), "--reps", "3",
+                    "--pause-ms", "0"},
                    tmp.path(), {}, 300);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto h = nlohmann::json::parse(read_text(tmp / "run" / "history.json"));

@@ -59,7 +59,8 @@ class TritonE2E : public ::testing::Test {
 TEST_F(TritonE2E, TheLoopRunsAFakeTritonProgramOnTheTritonBackend) {
   const fs::path ncu_log = tmp_ / "ncu.log";
   auto r = run_cli({"optimize", program_.string(), "--python", python_.string(), "--ncu", (fake_dir() / "fake_ncu").string(),
-                    "--proposer", "builtin", "--iterations", "3", "--reps", "3", "--run-dir", (tmp_ / "run").string()},
+                    "--proposer", "builtin", "--iterations", "3", "--reps", "3", "--pause-ms", "0", "--run-dir",
+                    (tmp_ / "run").string()},
                    tmp_.path(), {"PYTHONPATH=" + fake_triton_dir().string(), "SWZ_FAKE_NCU_LOG=" + ncu_log.string()}, 300);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(has(r.out, "best: iteration")) << r.out;

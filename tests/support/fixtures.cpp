@@ -2,6 +2,7 @@
 // run_cli lives in run_cli.cpp. Helpers throw on failure: in a test an
 // exception is a clear failure, which is all that is wanted there.
 #include "support/fixtures.h"
+#include "support/tier_guard.h"
 
 #include <algorithm>
 
@@ -59,6 +60,7 @@ ScopedEnv::~ScopedEnv() {
 }
 
 bool have_tool(const std::string& tool) {
+  expect_outside_unit_tier("the tool '" + tool + "'");
   if (tool.find('/') != std::string::npos) return ::access(tool.c_str(), X_OK) == 0;
   const char* path = std::getenv("PATH");
   if (!path) return false;

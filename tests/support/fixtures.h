@@ -16,6 +16,8 @@ fs::path source_dir();
 fs::path fixture_path(const std::string& rel);
 fs::path binary_path();
 fs::path fake_dir();
+// The tests' build directory (<build>/tests): what tests keep between runs (shared_build.h).
+fs::path test_build_dir();
 
 std::string read_text(const fs::path& p);
 void write_text(const fs::path& p, const std::string& text);
