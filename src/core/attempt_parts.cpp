@@ -31,9 +31,11 @@ bool flag_at(const nlohmann::json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_boolean() && j[key].get<bool>();
 }
 
-// Another program's words, kept as their JSON text; parsed back when written.
+// Another program's words, kept as their JSON text; parsed back when written (a text
+// that is not JSON, which only a caller outside core/history could make, is written as null).
 nlohmann::json parsed(const std::string& text) {
-  return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? nlohmann::json() : j;
 }
 
 }  // namespace
