@@ -52,10 +52,10 @@ nlohmann::json brief(const Attempt& a) {
   j["speedup_ci_low"] = a.speedup_ci_low ? nlohmann::json(*a.speedup_ci_low) : nlohmann::json();
   j["speedup_ci_high"] = a.speedup_ci_high ? nlohmann::json(*a.speedup_ci_high) : nlohmann::json();
   j["significant"] = a.significant ? nlohmann::json(*a.significant) : nlohmann::json();
-  j["speedup_regime"] = a.speedup_regime.empty() ? nlohmann::json() : nlohmann::json(a.speedup_regime);
+  j["speedup_regime"] = a.speedup_regime == Regime::unnamed ? nlohmann::json() : nlohmann::json(regime_label(a.speedup_regime));
   if (auto r = regimes_json(a); !r.empty()) j["regimes"] = r;
   if (a.energy_ratio) j["energy_ratio"] = *a.energy_ratio;
-  if (a.recheck.contains("untrusted")) j["untrusted"] = a.recheck["untrusted"];
+  if (a.recheck && !a.recheck->untrusted.empty()) j["untrusted"] = a.recheck->untrusted;
   return j;
 }
 
@@ -166,15 +166,15 @@ int cmd_gate(const std::vector<std::string>& args) {
       const auto views = regime_views(a);
       if (!a.speedup_ci_high || !a.speedup || views.empty())
         failures.push_back("no interleaved timing of the committed kernel" +
-                           (a.recheck.contains("error") ? ": " + a.recheck.value("error", "") : std::string()));
+                           (a.recheck && !a.recheck->error.empty() ? ": " + a.recheck->error : std::string()));
       else if (views.size() < config.timing.measured().size())
-        failures.push_back("the re-check measured " + views.front().regime + " only: " + a.recheck.value("error", ""));
+        failures.push_back("the re-check measured " + views.front().name() + " only: " + (a.recheck ? a.recheck->error : ""));
       for (const auto& v : views) {
         if (!v.trusted)
-          failures.push_back(fmt::format("the {} measurement cannot be trusted: {}", v.regime, v.untrusted));
+          failures.push_back(fmt::format("the {} measurement cannot be trusted: {}", v.name(), v.untrusted));
         else if (v.high < min_speedup)
           failures.push_back(fmt::format("{}speedup {:.3f}x [{:.3f}, {:.3f}] is significantly below --min-speedup {:.3f}",
-                                         v.regime.empty() ? "" : v.regime + " ", v.speedup, v.low, v.high, min_speedup));
+                                         v.name().empty() ? "" : v.name() + " ", v.speedup, v.low, v.high, min_speedup));
       }
       if (min_l2_gain) {
         const bool have = a.metrics && a.metrics->l2_hit_pct && h.baseline && h.baseline->metrics &&
@@ -195,7 +195,7 @@ int cmd_gate(const std::vector<std::string>& args) {
   if (!h.attempts.empty())
     for (const auto& v : regime_views(h.attempts.front()))
       speeds += fmt::format("{}{:.3f}x [{:.3f}, {:.3f}]{}", speeds.empty() ? "" : "; ", v.speedup, v.low, v.high,
-                            v.regime.empty() ? "" : " " + v.regime);
+                            v.name().empty() ? "" : " " + v.name());
   if (!committed.is_null() && committed["speedup"].is_number() && !speeds.empty())
     line = fmt::format("{} {}: committed {} vs identity, L2 {} -> {}", pays ? "PAYS" : "FAIL", kernel_path.string(), speeds,
                        h.baseline && h.baseline->metrics && h.baseline->metrics->l2_hit_pct
@@ -207,7 +207,7 @@ int cmd_gate(const std::vector<std::string>& args) {
 
   nlohmann::json j = {{"kind", "gate"},
                       {"kernel", kernel_path.string()},
-                      {"device", h.hardware.value("name", "")},
+                      {"device", h.hardware ? h.hardware->name : std::string()},
                       {"verdict", pays ? "pays" : "fail"},
                       {"reasons", failures},
                       {"min_speedup", min_speedup},

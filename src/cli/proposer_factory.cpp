@@ -61,7 +61,7 @@ int dump_next_prompt(Proposer& proposer, const RunState& run, const std::string&
   HardwareProfile hw;
   TileGrid grid;
   if (run.resumed) {
-    hw = history.hardware.get<HardwareProfile>();
+    hw = history.hardware.value_or(HardwareProfile{});
     grid = history.program_info.grid;
   } else {
     // No run yet: the hardware from --arch's table entry (default sm_90), no history.

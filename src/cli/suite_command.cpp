@@ -143,7 +143,7 @@ int cmd_suite(const std::vector<std::string>& args) {
       row = suite_row_from(*s, wall);
       if (s->interrupted()) row.error = "interrupted: rerun the same suite command to continue";
       else if (const auto why = s->unmeasured(); !why.empty()) row.error = why;
-      if (device.empty()) device = s->history.hardware.value("name", "");
+      if (device.empty() && s->history.hardware) device = s->history.hardware->name;
     } else {
       row.kernel = k.stem().string();
       row.error = s.error().interrupted() ? "interrupted: rerun the same suite command to continue" : s.error().message;

@@ -95,7 +95,9 @@ void from_json(const nlohmann::json& j, DispatchModel& d) {
   d.kind = j.value("kind", "round_robin");
   d.source = j.value("source", "assumed");
   d.note = j.value("note", "");
-  d.first_wave_die = j.value("first_wave_die", std::vector<int>{});
+  d.first_wave_die.clear();
+  if (j.contains("first_wave_die") && j["first_wave_die"].is_array())  // history.json is text: no float-to-int UB
+    for (const auto& x : j["first_wave_die"]) d.first_wave_die.push_back(int_value_or(x, 0));
 }
 
 void to_json(nlohmann::json& j, const HardwareProfile& h) {
@@ -111,9 +113,13 @@ void from_json(const nlohmann::json& j, HardwareProfile& h) {
   h.name = j.value("name", "");
   h.arch = j.value("arch", "");
   h.compute_units = int_or(j, "compute_units", 0);
-  h.l2_bytes = j.value("l2_bytes", std::int64_t{0});
-  h.num_dies = j.value("num_dies", 1);
-  h.l2_bytes_per_die = j.value("l2_bytes_per_die", std::int64_t{0});
+  // Integers only (history.json is text a user may edit: a float is never converted).
+  const auto bytes = [&](const char* key) {
+    return j.contains(key) && j[key].is_number_integer() ? j[key].get<std::int64_t>() : std::int64_t{0};
+  };
+  h.l2_bytes = bytes("l2_bytes");
+  h.num_dies = int_or(j, "num_dies", 1);
+  h.l2_bytes_per_die = bytes("l2_bytes_per_die");
   if (j.contains("dispatch")) h.dispatch = j.at("dispatch").get<DispatchModel>();
   h.provenance = j.value("provenance", std::map<std::string, std::string>{});
   h.device_query = j.value("device_query", nlohmann::json::object());

@@ -58,12 +58,14 @@ std::optional<AttemptStatus> attempt_status_from_string(const std::string& s) {
 }
 
 void to_json(nlohmann::json& j, const Attempt& a) {
+  const auto or_empty = [](const auto& part) { return part ? nlohmann::json(*part) : nlohmann::json::object(); };
   j = nlohmann::json{{"iteration", a.iteration}, {"proposer", a.proposer}, {"label", a.label},
                      {"status", to_string(a.status)}, {"reason", a.reason}, {"region", a.region},
-                     {"diff", a.diff}, {"proposal", a.proposal}, {"mapping", a.mapping},
-                     {"build", a.build}, {"validation", a.validation},
+                     {"diff", a.diff}, {"proposal", a.proposal}, {"mapping", or_empty(a.mapping)},
+                     {"build", or_empty(a.build)}, {"validation", a.validation},
                      {"stage_seconds", a.stage_seconds}, {"started_at", a.started_at},
                      {"wall_seconds", a.wall_seconds}};
+  if (!a.defines.empty()) j["defines"] = a.defines;  // none today: the record stays as it was
   put_opt(j, "metrics", a.metrics);
   put_opt(j, "timing", a.timing);
   put_opt(j, "speedup", a.speedup);
@@ -71,13 +73,13 @@ void to_json(nlohmann::json& j, const Attempt& a) {
   put_opt(j, "speedup_ci_low", a.speedup_ci_low);
   put_opt(j, "speedup_ci_high", a.speedup_ci_high);
   put_opt(j, "significant", a.significant);
-  if (!a.speedup_regime.empty()) j["speedup_regime"] = a.speedup_regime;
+  if (a.speedup_regime != Regime::unnamed) j["speedup_regime"] = regime_label(a.speedup_regime);
   put_opt(j, "energy_ratio", a.energy_ratio);
   put_opt(j, "energy_ci_low", a.energy_ci_low);
   put_opt(j, "energy_ci_high", a.energy_ci_high);
   put_opt(j, "energy_significant", a.energy_significant);
-  if (!a.recheck.empty()) j["recheck"] = a.recheck;
-  if (!a.predicted.empty()) j["predicted"] = a.predicted;
+  put_opt(j, "recheck", a.recheck);
+  put_opt(j, "predicted", a.predicted);
 }
 
 void from_json(const nlohmann::json& j, Attempt& a) {
@@ -90,41 +92,50 @@ void from_json(const nlohmann::json& j, Attempt& a) {
   a.reason = j.value("reason", "");
   a.region = j.value("region", "");
   a.diff = j.value("diff", "");
-  a.proposal = j.value("proposal", nlohmann::json::object());
-  a.mapping = j.value("mapping", nlohmann::json::object());
-  a.build = j.value("build", nlohmann::json::object());
-  a.validation = j.value("validation", nlohmann::json::object());
+  if (auto d = j.find("defines"); d != j.end() && d->is_object())
+    for (const auto& [name, value] : d->items())
+      if (value.is_string()) a.defines[name] = value.get<std::string>();
+  // A part written as {} (the stage did not run) reads back as absent.
+  const auto part = [&](const char* key) -> const nlohmann::json* {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_object() && !it->empty() ? &*it : nullptr;
+  };
+  if (const auto* p = part("proposal")) a.proposal = p->get<ProposalRecord>();
+  if (const auto* p = part("mapping")) a.mapping = p->get<MappingRecord>();
+  if (const auto* p = part("build")) a.build = p->get<BuildRecord>();
+  if (const auto* p = part("validation")) a.validation = p->get<ValidationRecord>();
+  if (const auto* p = part("recheck")) a.recheck = p->get<Recheck>();
+  if (const auto* p = part("predicted")) a.predicted = p->get<PredictionSummary>();
   a.stage_seconds = j.value("stage_seconds", std::map<std::string, double>{});
   a.started_at = j.value("started_at", "");
   a.wall_seconds = j.value("wall_seconds", 0.0);
-  a.predicted = j.value("predicted", nlohmann::json::object());
-  if (!a.predicted.is_object()) a.predicted = nlohmann::json::object();
   get_opt(j, "metrics", a.metrics);
   get_opt(j, "timing", a.timing);
   get_opt(j, "speedup", a.speedup);
   get_opt(j, "speedup_ci_low", a.speedup_ci_low);
   get_opt(j, "speedup_ci_high", a.speedup_ci_high);
   get_opt(j, "significant", a.significant);
-  if (j.contains("speedup_regime") && j["speedup_regime"].is_string()) a.speedup_regime = j["speedup_regime"].get<std::string>();
+  if (j.contains("speedup_regime") && j["speedup_regime"].is_string())
+    a.speedup_regime = regime_of_label(j["speedup_regime"].get<std::string>());
   get_opt(j, "energy_ratio", a.energy_ratio);
   get_opt(j, "energy_ci_low", a.energy_ci_low);
   get_opt(j, "energy_ci_high", a.energy_ci_high);
   get_opt(j, "energy_significant", a.energy_significant);
-  a.recheck = j.value("recheck", nlohmann::json::object());
 }
 
 void to_json(nlohmann::json& j, const RunHistory& h) {
   j = nlohmann::json{{"format", kHistoryFormat}, {"schema_version", h.schema_version},
                      {"kernel_path", h.kernel_path}, {"kernel_name", h.kernel_name},
                      {"original_region", h.original_region}, {"kernel_hash", h.kernel_hash},
-                     {"config", h.config}, {"program_info", h.program_info}, {"hardware", h.hardware},
+                     {"config", h.config}, {"program_info", h.program_info},
+                     {"hardware", h.hardware ? nlohmann::json(*h.hardware) : nlohmann::json::object()},
                      {"created_at", h.created_at}, {"updated_at", h.updated_at}, {"state", h.state},
                      {"attempts", h.attempts}};
   if (!h.stopped_because.empty()) j["stopped_because"] = h.stopped_because;
   if (h.last_session_wall_s > 0) j["run_wall_seconds_last_session"] = h.last_session_wall_s;
   put_opt(j, "baseline", h.baseline);
-  if (h.judged_attempts > 0 || !h.judge.empty()) {
-    j["judge"] = h.judge;
+  if (h.judged_attempts > 0 || h.judge) {
+    j["judge"] = h.judge ? nlohmann::json(*h.judge) : nlohmann::json::object();
     j["judge"]["after_attempts"] = h.judged_attempts;
   }
 }
@@ -144,14 +155,15 @@ void from_json(const nlohmann::json& j, RunHistory& h) {
     h.stopped_because = facts["stopped_because"].get<std::string>();
   if (facts.contains("run_wall_seconds_last_session") && facts["run_wall_seconds_last_session"].is_number())
     h.last_session_wall_s = facts["run_wall_seconds_last_session"].get<double>();
-  h.hardware = j.value("hardware", nlohmann::json::object());
+  if (auto hw = j.find("hardware"); hw != j.end() && hw->is_object() && !hw->empty()) h.hardware = hw->get<HardwareProfile>();
   h.created_at = j.value("created_at", "");
   h.updated_at = j.value("updated_at", "");
   h.state = j.value("state", "running");
   get_opt(j, "baseline", h.baseline);
   h.attempts = j.at("attempts").get<std::vector<Attempt>>();
   if (auto it = j.find("judge"); it != j.end() && it->is_object()) {
-    h.judge = *it;
+    // Only the count: no judge record (a hand-edited file); anything more is a record.
+    if (it->size() > (it->contains("after_attempts") ? 1u : 0u)) h.judge = it->get<JudgeRecord>();
     if (auto n = it->find("after_attempts"); n != it->end() && n->is_number_integer())
       h.judged_attempts = static_cast<int>(std::clamp<long long>(n->get<long long>(), 0, 1 << 30));
   }
@@ -160,7 +172,7 @@ void from_json(const nlohmann::json& j, RunHistory& h) {
 void set_one_shot(Attempt& a, const Attempt& baseline) {
   if (!baseline.timing || !a.timing || !(a.timing->median_ms > 0)) return;
   a.speedup = baseline.timing->median_ms / a.timing->median_ms;
-  a.speedup_regime = a.timing->regime;
+  a.speedup_regime = regime_of_label(a.timing->regime);  // the program's word for it
   const auto& be = baseline.timing->energy_mj_per_run;
   const auto& ce = a.timing->energy_mj_per_run;
   if (be && ce && *be > 0 && *ce > 0) a.energy_ratio = *ce / *be;  // one-shot; the judge gives its interval

@@ -287,45 +287,6 @@ GridCheck analyse_mapping(TileGrid grid, const std::vector<std::uint32_t>& mappi
   return c;
 }
 
-std::string MappingReport::summary() const {
-  if (!region_error.empty()) return "swizzle region rejected: " + region_error;
-  if (!compile_error.empty()) return "the region does not compile on the host: " + compile_error;
-  for (const auto& g : grids) {
-    if (!g.error.empty()) return fmt::format("evaluating grid {}x{} failed: {}", g.grid.m, g.grid.n, g.error);
-    if (!g.bijective) {
-      std::string s = fmt::format("NOT a bijection on grid {}x{} ({} pids):", g.grid.m, g.grid.n, g.grid.num_pids());
-      if (g.collisions) s += fmt::format(" {} collisions, colliding pids {}", g.collisions, fmt::join(g.colliding_pids, ","));
-      if (g.missing) s += fmt::format("; {} tiles never computed, e.g. {}", g.missing, fmt::join(g.missing_tiles, ","));
-      if (g.out_of_range) s += fmt::format("; {} pids map outside [0,{}), e.g. pids {}", g.out_of_range, g.grid.num_pids(), fmt::join(g.out_of_range_pids, ","));
-      return s;
-    }
-  }
-  if (grids.empty()) return "no grid checked";
-  const auto& g = grids.front();
-  return fmt::format("bijection on {} grid(s); on {}x{}: row neighbours on one die {:.1f}%, column neighbours {:.1f}% ({} dies, dispatch {})",
-                     grids.size(), g.grid.m, g.grid.n, 100 * g.row_neighbours_same_die,
-                     100 * g.col_neighbours_same_die, num_dies, dispatch_source);
-}
-
-void to_json(nlohmann::json& j, const GridCheck& g) {
-  j = nlohmann::json{{"grid", {{"m", g.grid.m}, {"n", g.grid.n}}}, {"num_pids", g.grid.num_pids()},
-                     {"bijective", g.bijective}, {"collisions", g.collisions}, {"missing", g.missing},
-                     {"out_of_range", g.out_of_range}, {"colliding_pids", g.colliding_pids},
-                     {"missing_tiles", g.missing_tiles}, {"out_of_range_pids", g.out_of_range_pids},
-                     {"tiles_per_die", g.tiles_per_die}, {"rows_per_die", g.rows_per_die},
-                     {"cols_per_die", g.cols_per_die},
-                     {"row_neighbours_same_die", g.row_neighbours_same_die},
-                     {"col_neighbours_same_die", g.col_neighbours_same_die}};
-  if (!g.error.empty()) j["error"] = g.error;
-}
-
-void to_json(nlohmann::json& j, const MappingReport& r) {
-  j = nlohmann::json{{"ok", r.ok}, {"summary", r.summary()}, {"num_dies", r.num_dies},
-                     {"dispatch_source", r.dispatch_source}, {"grids", r.grids}};
-  if (!r.compile_error.empty()) j["compile_error"] = r.compile_error;
-  if (!r.region_error.empty()) j["region_error"] = r.region_error;
-}
-
 namespace {
 
 // A report with the die model filled in and nothing checked yet.

@@ -1,6 +1,8 @@
 // One pass over the pids: each pid's die and position accumulate into its cell.
 #include "swizzleperf/core/tile_map.h"
 
+#include "swizzleperf/util/json_field.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -29,11 +31,31 @@ void from_json(const nlohmann::json& j, TileMap& t) {
   t.view_n = dimension(j.at("view").at(1));
   t.rows = dimension(j.at("cells").at(0));
   t.cols = dimension(j.at("cells").at(1));
-  t.num_dies = j.value("num_dies", 1);
-  t.die = j.at("die").get<std::vector<int>>();
-  t.purity = j.at("purity").get<std::vector<int>>();
-  t.order = j.at("order").get<std::vector<int>>();
-  t.pid = j.value("pid", std::vector<std::int64_t>{});
+  // Integers only: history.json reads it on load, and a float is never converted
+  // (1e300 as int is undefined behaviour; fuzz_history feeds such files).
+  const auto ints = [&](const char* key) {
+    const auto& a = j.at(key);
+    if (!a.is_array()) throw nlohmann::json::type_error::create(302, std::string("tile_map ") + key + " must be an array", &a);
+    std::vector<int> out;
+    for (const auto& x : a) {
+      if (!x.is_number_integer() || int_value_or(x, 0) != int_value_or(x, 1))
+        throw nlohmann::json::type_error::create(302, std::string("tile_map ") + key + " must hold int integers", &x);
+      out.push_back(int_value_or(x, 0));
+    }
+    return out;
+  };
+  t.num_dies = int_or(j, "num_dies", 1);
+  t.die = ints("die");
+  t.purity = ints("purity");
+  t.order = ints("order");
+  t.pid.clear();
+  if (j.contains("pid")) {
+    if (!j["pid"].is_array()) throw nlohmann::json::type_error::create(302, "tile_map pid must be an array", &j);
+    for (const auto& x : j["pid"]) {
+      if (!x.is_number_integer()) throw nlohmann::json::type_error::create(302, "tile_map pid must hold integers", &x);
+      t.pid.push_back(x.get<std::int64_t>());
+    }
+  }
   const std::size_t cells = static_cast<std::size_t>(t.rows) * t.cols;
   if (t.die.size() != cells || t.purity.size() != cells || t.order.size() != cells || (!t.pid.empty() && t.pid.size() != cells))
     throw nlohmann::json::other_error::create(501, "tile_map arrays do not match its cell count", &j);

@@ -12,6 +12,7 @@
 #include "swizzleperf/core/mapping_check.h"
 #include "swizzleperf/core/tile_map.h"
 #include "swizzleperf/loop/output_check.h"
+#include "swizzleperf/model/prediction.h"
 #include "swizzleperf/util/file_io.h"
 #include "swizzleperf/util/hash.h"
 #include "swizzleperf/util/text.h"
@@ -108,28 +109,38 @@ Result<ProgramInfo> AttemptPipeline::read_info(const fs::path& exe, const fs::pa
   return p;
 }
 
-StageResult AttemptPipeline::check(Attempt& a, const ValidRegion& region, const fs::path& dir,
-                                   const std::vector<Attempt>& earlier) {
+TileGrid AttemptPipeline::grid_of(const Candidate& candidate) const {
+  return candidate.grid.num_pids() > 0 ? candidate.grid : setup_.program.grid;
+}
+
+const std::string& AttemptPipeline::identity_hash(TileGrid grid) {
+  auto& hash = identity_hashes_[{grid.m, grid.n}];
+  if (hash.empty()) hash = identity_mapping_hash(grid);  // up to 2^26 pids: once per grid
+  return hash;
+}
+
+StageResult AttemptPipeline::check(Attempt& a, const Candidate& candidate, const ValidRegion& region,
+                                   const fs::path& dir, const std::vector<Attempt>& earlier) {
   return timed(a, "check", [&]() -> StageResult {
-    const TileGrid grid = setup_.program.grid;
+    const TileGrid grid = grid_of(candidate);
+    a.defines = candidate.defines;
     MappingCheckOptions mo{setup_.host_cxx, dir / "mapping", std::chrono::seconds(60)};
     auto report = check_mapping(region, ragged_grids(grid), setup_.hw, mo, runner_);
     if (!report) {
       if (report.error().interrupted()) return {StageEnd::interrupted, ""};
       return fail_stage(a, AttemptStatus::rejected_mapping, report.error().message);
     }
-    a.mapping = *report;
+    MappingRecord& m = a.mapping.emplace(MappingRecord{*report, "", std::nullopt});
     if (!report->ok) return fail_stage(a, AttemptStatus::rejected_mapping, report->summary());
-    const auto hash = mapping_hash(report->grids.front().mapping);
-    a.mapping["mapping_hash"] = hash;
-    a.mapping["tile_map"] = make_tile_map(grid, report->grids.front().mapping, setup_.hw);  // report.html's map
+    const auto& table = report->grids.front().mapping;
+    m.mapping_hash = mapping_hash(table);
+    m.tile_map = make_tile_map(grid, table, setup_.hw);  // report.html's map
     if (setup_.predictor)
-      if (auto p = setup_.predictor->predict(report->grids.front().mapping, a.label)) a.predicted = summary_json(*p);
-    if (identity_hash_.empty()) identity_hash_ = identity_mapping_hash(grid);  // up to 2^26 pids: once
-    if (hash == identity_hash_)
+      if (auto p = setup_.predictor->predict(table, a.label)) a.predicted = prediction_summary(*p);
+    if (a.defines.empty() && m.mapping_hash == identity_hash(grid))
       return fail_stage(a, AttemptStatus::duplicate, "same mapping as the baseline (identity) on the kernel's grid");
     for (const auto& prev : earlier)
-      if (prev.mapping.value("mapping_hash", "") == hash)
+      if (prev.mapping && prev.duplicate_key() == a.duplicate_key())
         return fail_stage(a, AttemptStatus::duplicate,
                     fmt::format("same mapping as attempt {} ({}) on the kernel's grid", prev.iteration, prev.label));
     return interrupted_or_passed();
@@ -146,8 +157,7 @@ StageResult AttemptPipeline::build(Attempt& a, BuildPool& pool, const std::strin
   }
   if (pooled.prefetched) a.stage_seconds["build_wait"] = pooled.wait_seconds;
   else a.stage_seconds["build"] = built->seconds;
-  a.build = {{"ok", built->ok}, {"seconds", built->seconds}, {"log_excerpt", tail_lines(built->log, 20)},
-             {"prefetched", pooled.prefetched}};
+  a.build = BuildRecord{built->ok, built->seconds, tail_lines(built->log, 20), pooled.prefetched};
   if (auto k = keep_artifact(dir / "build.log", format_argv(built->argv) + "\n" + built->log); !k.passed()) return k;
   if (!built->ok) return fail_stage(a, AttemptStatus::build_failed, built->failure);
   return interrupted_or_passed();
@@ -179,7 +189,7 @@ StageResult AttemptPipeline::evaluate_three_processes(Attempt& a, const fs::path
   const auto timeout = backend_.tools().run_timeout;
   auto r = timed(a, "verify", [&]() -> StageResult {
     auto run = backend_.run_program(exe, {"verify"}, timeout);
-    a.validation["verify"] = run.json;
+    a.validation.verify_line = run.json.dump();
     if (auto k = keep_artifact(dir / "verify.log", run.process.out + run.process.err); !k.passed()) return k;
     if (run.process.interrupted) return {StageEnd::interrupted, ""};
     if (run.process.success() && run.json.value("ok", false)) return passed();
@@ -193,7 +203,8 @@ StageResult AttemptPipeline::evaluate_three_processes(Attempt& a, const fs::path
     OutputCheck check(backend_, size_args(), setup_.program.dump_tol);
     const auto o = baseline == nullptr
                        ? check.record_baseline(exe, dir, a.validation)
-                       : check.check_candidate(exe, dir, setup_.baseline_dir, baseline->validation, a.validation);
+                       : check.check_candidate(exe, dir, setup_.baseline_dir, baseline->validation.output_check,
+                                               a.validation);
     if (o.kind == OutputCheckResult::Kind::ok) return passed();
     return fail_stage(a, o.kind == OutputCheckResult::Kind::mismatch ? AttemptStatus::validation_failed
                                                                : AttemptStatus::run_failed,
@@ -220,7 +231,7 @@ StageResult AttemptPipeline::evaluate_one_process(Attempt& a, const fs::path& ex
                                                   const Attempt& baseline, bool& unsupported) {
   OutputCheck check(backend_, size_args(), setup_.program.dump_tol);
   const auto& baseline_dir = setup_.baseline_dir;
-  auto check_args = check.evaluate_args(dir, baseline_dir, baseline.validation);
+  auto check_args = check.evaluate_args(dir, baseline_dir, baseline.validation.output_check);
   if (!check_args) {  // a plain-dump reference: the separate modes, this attempt only
     return evaluate_three_processes(a, exe, dir, &baseline);
   }
@@ -239,23 +250,23 @@ StageResult AttemptPipeline::evaluate_one_process(Attempt& a, const fs::path& ex
   if (r.process.interrupted) return {StageEnd::interrupted, ""};
   const bool exited_1 = r.process.exited_with(1);
   if (!r.process.success() && !exited_1) return run_failed(a, "evaluate", r);
-  if (r.json.is_object() && r.json.contains("seconds")) a.validation["evaluate_seconds"] = r.json["seconds"];
+  if (r.json.is_object() && r.json.contains("seconds")) a.validation.evaluate_seconds = r.json["seconds"].dump();
   // Exit 1 without parts: the compare part stopped the program itself (e.g. output sizes differ).
   if (exited_1 && r.json.is_object() && !r.json.contains("verify")) {
-    auto o = check.judge_evaluated(r.json, true, exe, dir, baseline_dir, baseline.validation, a.validation);
+    auto o = check.judge_evaluated(r.json, true, exe, dir, baseline_dir, baseline.validation.output_check, a.validation);
     if (o.kind == OutputCheckResult::Kind::mismatch) return fail_stage(a, AttemptStatus::validation_failed, o.reason);
     return run_failed(a, "evaluate", r);
   }
   if (!r.json.is_object() || !r.json.contains("verify")) return run_failed(a, "evaluate", r);
-  a.validation["verify"] = r.json["verify"];
+  a.validation.verify_line = r.json["verify"].dump();
   if (!r.json["verify"].is_object() || !r.json["verify"].value("ok", false)) {
     if (exited_1) return fail_stage(a, AttemptStatus::validation_failed, "verify mode: results differ from the CPU reference");
     return run_failed(a, "evaluate", r);
   }
   const char* part_name = r.json.contains("hash") ? "hash" : "compare";
   if (!r.json.contains(part_name)) return run_failed(a, "evaluate", r);
-  auto o = check.judge_evaluated(r.json[part_name], exited_1, exe, dir, baseline_dir, baseline.validation,
-                                 a.validation);
+  auto o = check.judge_evaluated(r.json[part_name], exited_1, exe, dir, baseline_dir,
+                                 baseline.validation.output_check, a.validation);
   if (o.kind == OutputCheckResult::Kind::mismatch) return fail_stage(a, AttemptStatus::validation_failed, o.reason);
   if (o.kind != OutputCheckResult::Kind::ok) return fail_stage(a, AttemptStatus::run_failed, "evaluate mode: " + o.reason);
   if (!r.process.success() || !r.json.contains("time") || !r.json["time"].is_object() ||
@@ -288,15 +299,9 @@ namespace {
 void apply_verdict(Attempt& a, const std::vector<SpeedComparison>& done, std::size_t regimes_asked) {
   if (done.empty()) return;
   const SpeedComparison& first = done.front();
-  const double one_shot = a.recheck.value("one_shot_speedup", a.speedup.value_or(0));
-  const nlohmann::json error = a.recheck.value("error", nlohmann::json());
-  a.recheck = nlohmann::json(first);
-  a.recheck["one_shot_speedup"] = one_shot;
-  if (!error.is_null()) a.recheck["error"] = error;
-  nlohmann::json regimes = nlohmann::json::object();
-  for (const auto& c : done)
-    if (!c.regime.empty()) regimes[c.regime] = nlohmann::json(c);
-  if (!regimes.empty()) a.recheck["regimes"] = regimes;
+  Recheck& r = a.recheck ? *a.recheck : a.recheck.emplace(Recheck{a.speedup.value_or(0), "", {}, ""});
+  r.regimes = done;
+  r.untrusted.clear();
   a.speedup = first.ratio.estimate;
   a.speedup_ci_low = first.ratio.low;
   a.speedup_ci_high = first.ratio.high;
@@ -304,7 +309,9 @@ void apply_verdict(Attempt& a, const std::vector<SpeedComparison>& done, std::si
   bool decisive = done.size() == regimes_asked;
   for (const auto& c : done) {
     decisive = decisive && c.decisive() && ((c.ratio.low > 1.0) == (first.ratio.low > 1.0));
-    if (!c.trusted && !a.recheck.contains("untrusted")) a.recheck["untrusted"] = c.regime + ": " + c.untrusted;
+    // A named first regime's reason as it stands (its record says the regime); others prefixed.
+    if (!c.trusted && r.untrusted.empty())
+      r.untrusted = &c == &first && c.regime != Regime::unnamed ? c.untrusted : regime_label(c.regime) + ": " + c.untrusted;
     if (c.energy) {
       a.energy_ratio = c.energy->estimate;
       a.energy_ci_low = c.energy->low;
@@ -327,7 +334,7 @@ std::vector<Tournament> AttemptPipeline::judge(const std::vector<Attempt*>& fina
     programs.push_back(exes[i]);
     names.push_back(fmt::format("candidate {} ({})", a.iteration, one_line(a.label, 60)));
     labels.push_back(a.label);
-    a.recheck = {{"one_shot_speedup", a.speedup.value_or(0)}};
+    a.recheck = Recheck{a.speedup.value_or(0), "", {}, ""};
   }
   // The tournament warms the GPU once; each sustained window then starts at once.
   std::vector<std::string> args = time_args();
@@ -339,12 +346,12 @@ std::vector<Tournament> AttemptPipeline::judge(const std::vector<Attempt*>& fina
   ProgramTimer timer(backend_, programs, names, args, "", backend_.tools().run_timeout);
   timer.start();
   for (const Regime r : setup_.timing.measured()) {
-    const std::string name = r == Regime::unnamed ? "" : to_string(r);
+    const std::string name = regime_label(r);
     timer.set_regime(name);
-    auto t = run_tournament(timer, name, settings, labels);
+    auto t = run_tournament(timer, r, settings, labels);
     if (!t) {
       if (t.error().interrupted()) break;
-      for (Attempt* a : finalists) a->recheck["error"] = (name.empty() ? "" : name + ": ") + t.error().message;
+      for (Attempt* a : finalists) a->recheck->error = (name.empty() ? "" : name + ": ") + t.error().message;
       spdlog::warn("the speed judge failed{}: {}", name.empty() ? "" : " (" + name + ")", t.error().message);
       break;  // the regimes judged before stand; the missing one is named in the error
     }

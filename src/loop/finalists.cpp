@@ -61,7 +61,7 @@ void clear_verdict(Attempt& a, const Attempt* baseline) {
   a.energy_ci_high.reset();
   a.energy_significant.reset();
   if (baseline) set_one_shot(a, *baseline);
-  a.recheck = nlohmann::json::object();
+  a.recheck.reset();
 }
 
 }  // namespace swz

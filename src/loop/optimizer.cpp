@@ -12,9 +12,10 @@
 #include <chrono>
 
 #include "swizzleperf/core/mapping_check.h"
-#include "swizzleperf/loop/finalists.h"
+#include "swizzleperf/loop/finalist_judge.h"
 #include "swizzleperf/loop/locality_setup.h"
 #include "swizzleperf/loop/measure_settings.h"
+#include "swizzleperf/model/prediction.h"
 #include "swizzleperf/util/file_io.h"
 #include "swizzleperf/util/text.h"
 
@@ -28,14 +29,22 @@ double secs_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The proposer's account beyond the fields the tool reads, kept as its JSON text.
+void keep_account(ProposalRecord& r, const nlohmann::json& meta) {
+  if (meta.is_object())
+    for (const auto& [key, value] : meta.items()) r.account[key] = value.dump();
+}
+
 // The proposal's own words and its diff against the original region, for the record.
 void describe_proposal(Attempt& a, const Proposal& p, const std::string& original_region) {
   a.label = p.label;
   a.region = p.region;
-  a.proposal = p.meta;
-  a.proposal["reasoning"] = p.reasoning;
-  a.proposal["critique"] = p.critique;
-  a.proposal["rationale"] = p.rationale;
+  keep_account(a.proposal, p.meta);
+  a.proposal.account["critique"] = p.critique.dump();
+  a.proposal.family = p.family;
+  a.proposal.param = p.param;
+  a.proposal.reasoning = p.reasoning;
+  a.proposal.rationale = p.rationale;
   a.diff = unified_diff(original_region, p.region, "original/region", fmt::format("iter-{:03}/region", a.iteration));
 }
 
@@ -119,7 +128,7 @@ Status Optimizer::measure_baseline() {
   auto built = backend_.build({dir / source_name(), dir / "kernel", hw_.num_dies, hw_.arch});
   if (!built) return built.error();
   a.stage_seconds["build"] = built->seconds;
-  a.build = {{"ok", built->ok}, {"seconds", built->seconds}, {"log_excerpt", tail_lines(built->log, 20)}};
+  a.build = BuildRecord{built->ok, built->seconds, tail_lines(built->log, 20), std::nullopt};
   if (auto st = write_file_atomic(dir / "build.log", format_argv(built->argv) + "\n" + built->log); !st) return st;
   if (!built->ok)
     return make_error("the original kernel does not build: " + built->failure + " (see " + (dir / "build.log").string() + ")");
@@ -132,7 +141,7 @@ Status Optimizer::measure_baseline() {
     MappingCheckOptions mo{state_.history.config.host_cxx, dir / "mapping", std::chrono::seconds(60)};
     auto report = check_mapping(a.region, {info->grid}, hw_, mo, runner_, state_.kernel.language());
     if (report && report->ok)
-      if (auto p = predictor_->predict(report->grids.front().mapping, a.label)) a.predicted = summary_json(*p);
+      if (auto p = predictor_->predict(report->grids.front().mapping, a.label)) a.predicted = prediction_summary(*p);
   }
   pipeline_ = std::make_unique<AttemptPipeline>(backend_, runner_, measure_setup(*info));
   // The grid is known now: the first candidates build while the baseline is measured.
@@ -150,21 +159,10 @@ Status Optimizer::measure_baseline() {
   return save();
 }
 
-Status Optimizer::ensure_exe(const fs::path& dir) {
-  std::error_code ec;
-  if (fs::exists(dir / "kernel", ec)) return ok_status();
-  // A resumed run: the binaries went with the last session.
-  auto built = backend_.build({dir / source_name(), dir / "kernel", hw_.num_dies, hw_.arch});
-  if (!built || !built->ok)
-    return make_error("could not rebuild " + (dir / source_name()).string() + " for the speed judge: " +
-                      (built ? built->failure : built.error().message));
-  return ok_status();
-}
-
-StageResult Optimizer::evaluate(Attempt& a, const ValidRegion& region, const fs::path& dir) {
+StageResult Optimizer::evaluate(Attempt& a, const Candidate& candidate, const ValidRegion& region, const fs::path& dir) {
   const auto t0 = std::chrono::steady_clock::now();
   const StageResult end = [&]() -> StageResult {
-    if (auto r = pipeline_->check(a, region, dir, state_.history.attempts); !r.passed()) return r;
+    if (auto r = pipeline_->check(a, candidate, region, dir, state_.history.attempts); !r.passed()) return r;
     auto spliced = state_.kernel.splice(region.code());
     if (!spliced) {
       a.status = AttemptStatus::proposal_failed;
@@ -211,7 +209,7 @@ Result<std::optional<Attempt>> Optimizer::next_attempt(int iteration) {
     a.status = AttemptStatus::proposal_failed;
     a.reason = proposal.error().message;
     // A failed LLM call still cost tokens and time (the full exchange is in reply.json).
-    a.proposal = proposer_.failure_meta();
+    keep_account(a.proposal, proposer_.failure_meta());
   } else {
     describe_proposal(a, *proposal, state_.history.original_region);
     if (auto st = write_file_atomic(dir / "region.diff", a.diff); !st) return machine_failure(st.error().message);
@@ -223,7 +221,9 @@ Result<std::optional<Attempt>> Optimizer::next_attempt(int iteration) {
       a.status = verdict.ok ? AttemptStatus::rejected_mapping : AttemptStatus::rejected_region;
       a.reason = verdict.ok ? region.error().message : verdict.message();
     } else {
-      const StageResult end = evaluate(a, *region, dir);
+      Candidate candidate = *proposal;  // the proposer's account stays in the record
+      if (candidate.grid.num_pids() == 0) candidate.grid = ctx.grid;
+      const StageResult end = evaluate(a, candidate, *region, dir);
       if (end.end == StageEnd::environment) return machine_failure(end.reason);
       if (end.end == StageEnd::interrupted || interrupt_requested()) {
         end_ = RunEnd::interrupted;
@@ -286,7 +286,7 @@ void Optimizer::prefetch_lookahead(const ProposalContext& ctx) {
     // Never compile an unchecked region: the host mapping check gates the build.
     const auto check_dir = state_.run_dir / "build-cache" / ("check-" + pool_->key({p.region, 0, ""}));
     pool_->prefetch({*spliced, hw_.num_dies, hw_.arch},
-                    [this, region = std::move(*region), check_dir, grid = ctx.grid] {
+                    [this, region = std::move(*region), check_dir, grid = p.grid.num_pids() ? p.grid : ctx.grid] {
                       MappingCheckOptions mo{state_.history.config.host_cxx, check_dir, std::chrono::seconds(60)};
                       auto report = check_mapping(region, ragged_grids(grid), hw_, mo, runner_);
                       return report && report->ok;
@@ -296,41 +296,9 @@ void Optimizer::prefetch_lookahead(const ProposalContext& ctx) {
 
 Status Optimizer::judge_finalists() {
   RunHistory& h = state_.history;
-  const RunConfig& c = h.config;
-  if (c.recheck_rounds <= 0 || h.judged_attempts == static_cast<int>(h.attempts.size())) return ok_status();
-  for (auto& a : h.attempts)
-    if (!a.recheck.empty()) clear_verdict(a, h.baseline ? &*h.baseline : nullptr);
-  const auto picked = select_finalists(h, c.finalists);
-  nlohmann::json record = {{"finalists", nlohmann::json::array()}, {"tournaments", nlohmann::json::array()}};
-  if (picked.empty()) {
-    record["why_none"] = fmt::format("no validated candidate came within {:.0f} % of the baseline in its one-shot timing",
-                                     kFinalistSlack * 100);
-  } else {
-    std::vector<Attempt*> finalists;
-    std::vector<fs::path> exes;
-    for (std::size_t i : picked) {
-      Attempt& a = h.attempts[i];
-      if (auto st = ensure_exe(attempt_dir(a.iteration)); !st) {
-        a.recheck = {{"one_shot_speedup", a.speedup.value_or(0)}, {"error", st.error().message}};
-        continue;
-      }
-      finalists.push_back(&a);
-      exes.push_back(attempt_dir(a.iteration) / "kernel");
-      record["finalists"].push_back({{"iteration", a.iteration}, {"label", a.label}, {"one_shot_speedup", a.speedup.value_or(0)}});
-    }
-    if (auto st = ensure_exe(baseline_dir()); !st) {  // recorded, as a finalist's own rebuild failure is
-      for (Attempt* a : finalists) a->recheck["error"] = st.error().message;
-      finalists.clear();
-    }
-    if (!finalists.empty()) {
-      spdlog::info("speed judge: the baseline and {} finalist(s), interleaved, {}", finalists.size(),
-                   c.timing.regime == Regime::both ? "burst then sustained" : to_string(c.timing.regime));
-      const auto t0 = std::chrono::steady_clock::now();
-      for (const auto& t : pipeline_->judge(finalists, exes, baseline_dir() / "kernel"))
-        record["tournaments"].push_back(t);
-      record["seconds"] = secs_since(t0);
-    }
-  }
+  if (h.config.recheck_rounds <= 0 || h.judged_attempts == static_cast<int>(h.attempts.size())) return ok_status();
+  const RunDirs dirs{[this](int iteration) { return attempt_dir(iteration); }, baseline_dir(), source_name()};
+  JudgeRecord record = swz::judge_finalists(h, *pipeline_, backend_, hw_, dirs);
   if (interrupt_requested()) return ok_status();  // not recorded: a resume judges again
   h.judge = std::move(record);
   h.judged_attempts = static_cast<int>(h.attempts.size());
@@ -348,7 +316,7 @@ Result<OptimizeSummary> Optimizer::run() {
   if (!state_.resumed) {
     if (auto st = start(); !st) return st.error();
   } else {
-    hw_ = h.hardware.get<HardwareProfile>();
+    hw_ = h.hardware.value_or(HardwareProfile{});
     spdlog::info("resuming {}: {} attempt(s) recorded", state_.run_dir.string(), h.attempts.size());
   }
   const RunConfig& config = h.config;

@@ -16,6 +16,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The baseline's output file: the one its reference names, else where it is kept.
+std::string baseline_file(const std::optional<OutputReference>& reference, const fs::path& baseline_dir) {
+  return reference && !reference->file.empty() ? reference->file : (baseline_dir / "output.bin").string();
+}
+
 std::uint64_t mix(std::uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -101,16 +106,18 @@ std::string OutputCheck::keep_dump(const fs::path& exe, const fs::path& dir) {
   return " (candidate output kept in " + file.string() + ")";
 }
 
-OutputCheckResult OutputCheck::record_baseline(const fs::path& exe, const fs::path& dir, nlohmann::json& validation) {
+OutputCheckResult OutputCheck::record_baseline(const fs::path& exe, const fs::path& dir, ValidationRecord& validation) {
   if (dump_tol_ <= 0) {
     const auto chunks = dir / "chunks.txt";
     auto r = run(exe, {"hash", "--chunks", chunks.string()});
     if (r.process.success() && r.json.contains("hash")) {
-      validation["output_check"] = {{"mode", "hash"},
-                                    {"hash", field(r.json, "hash", std::string())},
-                                    {"bytes", field(r.json, "bytes", std::uint64_t{0})},
-                                    {"chunk_bytes", field(r.json, "chunk_bytes", std::uint64_t{0})},
-                                    {"chunks_file", chunks.string()}};
+      OutputReference ref;
+      ref.mode = "hash";
+      ref.hash = field(r.json, "hash", std::string());
+      ref.bytes = field(r.json, "bytes", std::uint64_t{0});
+      ref.chunk_bytes = field(r.json, "chunk_bytes", std::uint64_t{0});
+      ref.chunks_file = chunks.string();
+      validation.output_check = ref;
       return {};
     }
     // Exit 2 is a usage error: a program written before hash mode existed.
@@ -120,32 +127,33 @@ OutputCheckResult OutputCheck::record_baseline(const fs::path& exe, const fs::pa
   const auto file = dir / "output.bin";
   auto r = run(exe, {"dump", file.string()});
   if (!r.process.success()) return run_failed("dump", r);
-  validation["output_check"] = {{"mode", dump_tol_ > 0 ? "compare" : "dump"},
-                                {"bytes", field(r.json, "bytes", std::uint64_t{0})},
-                                {"file", file.string()}};
+  OutputReference ref;
+  ref.mode = dump_tol_ > 0 ? "compare" : "dump";
+  ref.bytes = field(r.json, "bytes", std::uint64_t{0});
+  ref.file = file.string();
+  validation.output_check = ref;
   return {};
 }
 
 std::optional<std::vector<std::string>> OutputCheck::evaluate_args(const fs::path& dir, const fs::path& baseline_dir,
-                                                                   const nlohmann::json& baseline_validation) const {
-  const nlohmann::json ref = baseline_validation.value("output_check", nlohmann::json::object());
-  const std::string mode = ref.value("mode", "dump");
+                                                                   const std::optional<OutputReference>& reference) const {
+  const std::string mode = reference ? reference->mode_or_dump() : "dump";
   if (mode == "hash") return std::vector<std::string>{"--chunks", (dir / "chunks.txt").string()};
   if (mode == "compare")
-    return std::vector<std::string>{"--baseline", ref.value("file", (baseline_dir / "output.bin").string()), "--tol",
+    return std::vector<std::string>{"--baseline", baseline_file(reference, baseline_dir), "--tol",
                                     fmt::format("{}", dump_tol_)};
   return std::nullopt;
 }
 
 OutputCheckResult OutputCheck::judge_hash(const nlohmann::json& line, const fs::path& exe, const fs::path& dir,
-                                          const fs::path& baseline_dir, const nlohmann::json& ref,
-                                          nlohmann::json& validation) {
+                                          const fs::path& baseline_dir, const OutputReference& ref,
+                                          ValidationRecord& validation) {
   const auto chunks = dir / "chunks.txt";
-  const std::string base_hash = ref.value("hash", ""), hash = field(line, "hash", std::string());
-  const auto base_bytes = ref.value("bytes", std::uint64_t{0}), bytes = field(line, "bytes", std::uint64_t{0});
-  validation["output_hash"] = hash;
+  const std::string base_hash = ref.hash, hash = field(line, "hash", std::string());
+  const auto base_bytes = ref.bytes, bytes = field(line, "bytes", std::uint64_t{0});
+  validation.output_hash = hash;
   if (hash == base_hash && bytes == base_bytes) {
-    validation["full_size_output"] = "matches the baseline (digest " + hash + ")";
+    validation.full_size_output = "matches the baseline (digest " + hash + ")";
     std::error_code ec;
     fs::remove(chunks, ec);
     return {};
@@ -172,9 +180,9 @@ OutputCheckResult OutputCheck::judge_hash(const nlohmann::json& line, const fs::
 }
 
 OutputCheckResult OutputCheck::judge_compare(const nlohmann::json& line, bool exited_1, const fs::path& exe,
-                                             const fs::path& dir, nlohmann::json& validation) {
+                                             const fs::path& dir, ValidationRecord& validation) {
   if (!exited_1 && field(line, "ok", false)) {
-    validation["full_size_output"] = fmt::format("matches the baseline within rel tol {}", dump_tol_);
+    validation.full_size_output = fmt::format("matches the baseline within rel tol {}", dump_tol_);
     return {};
   }
   if (exited_1 && line.is_object() && line.contains("mismatches"))
@@ -189,36 +197,34 @@ OutputCheckResult OutputCheck::judge_compare(const nlohmann::json& line, bool ex
 }
 
 OutputCheckResult OutputCheck::mismatch(const fs::path& exe, const fs::path& dir, const std::string& what,
-                                        nlohmann::json& validation) {
+                                        ValidationRecord& validation) {
   const std::string why = what + keep_dump(exe, dir);
-  validation["full_size_output"] = why;
+  validation.full_size_output = why;
   return {OutputCheckResult::Kind::mismatch, "full-size output: " + why};
 }
 
 OutputCheckResult OutputCheck::judge_evaluated(const nlohmann::json& part, bool exited_1, const fs::path& exe,
                                                const fs::path& dir, const fs::path& baseline_dir,
-                                               const nlohmann::json& baseline_validation, nlohmann::json& validation) {
-  const nlohmann::json ref = baseline_validation.value("output_check", nlohmann::json::object());
-  if (ref.value("mode", "dump") == "hash") {
+                                               const std::optional<OutputReference>& reference, ValidationRecord& validation) {
+  if (reference && reference->mode_or_dump() == "hash") {
     if (!part.is_object() || !part.contains("hash"))
       return {OutputCheckResult::Kind::run_failed, "evaluate mode: no digest in the program's hash part"};
-    return judge_hash(part, exe, dir, baseline_dir, ref, validation);
+    return judge_hash(part, exe, dir, baseline_dir, *reference, validation);
   }
   return judge_compare(part, exited_1, exe, dir, validation);
 }
 
 OutputCheckResult OutputCheck::check_candidate(const fs::path& exe, const fs::path& dir, const fs::path& baseline_dir,
-                                               const nlohmann::json& baseline_validation, nlohmann::json& validation) {
+                                               const std::optional<OutputReference>& reference, ValidationRecord& validation) {
   using Kind = OutputCheckResult::Kind;
-  const nlohmann::json ref = baseline_validation.value("output_check", nlohmann::json::object());
-  const std::string mode = ref.value("mode", "dump");
+  const std::string mode = reference ? reference->mode_or_dump() : "dump";
   if (mode == "hash") {
     auto r = run(exe, {"hash", "--chunks", (dir / "chunks.txt").string()});
     if (!r.process.success() || !r.json.contains("hash")) return run_failed("hash", r);
-    return judge_hash(r.json, exe, dir, baseline_dir, ref, validation);
+    return judge_hash(r.json, exe, dir, baseline_dir, *reference, validation);
   }
   if (mode == "compare") {
-    const fs::path base_file = ref.value("file", (baseline_dir / "output.bin").string());
+    const fs::path base_file = baseline_file(reference, baseline_dir);
     auto r = run(exe, {"compare", base_file.string(), "--tol", fmt::format("{}", dump_tol_)});
     const bool exited_1 = r.process.exited_with(1);
     if (!r.process.success() && !exited_1) return run_failed("compare", r);
@@ -230,7 +236,7 @@ OutputCheckResult OutputCheck::check_candidate(const fs::path& exe, const fs::pa
   auto r = run(exe, {"dump", (dir / "output.bin").string()});
   if (!r.process.success()) return run_failed("dump", r);
   auto diff = compare_outputs(baseline_dir / "output.bin", dir / "output.bin", dump_tol_);
-  validation["full_size_output"] = diff.empty() ? "matches the baseline" : diff;
+  validation.full_size_output = diff.empty() ? "matches the baseline" : diff;
   if (!diff.empty()) return {Kind::mismatch, "full-size output: " + diff + " (candidate output kept in " +
                                                  (dir / "output.bin").string() + ")"};
   std::error_code ec;

@@ -13,19 +13,6 @@ namespace swz {
 
 namespace {
 
-nlohmann::json known_or_null(const std::vector<double>& v) {
-  nlohmann::json out = nlohmann::json::array();
-  for (double x : v) out.push_back(x >= 0 ? nlohmann::json(x) : nlohmann::json());
-  return out;
-}
-
-double median_known(const std::vector<double>& v) {
-  std::vector<double> known;
-  for (double x : v)
-    if (x >= 0) known.push_back(x);
-  return known.empty() ? -1 : median_of(known);
-}
-
 bool all_known(const std::vector<double>& v) {
   return !v.empty() && std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
 }
@@ -115,53 +102,6 @@ std::string inconsistency(const SpeedComparison& c) {
 
 }  // namespace
 
-void to_json(nlohmann::json& j, const SpeedComparison& c) {
-  nlohmann::json ratios = nlohmann::json::array();
-  for (std::size_t i = 0; i < c.baseline_ms.size() && i < c.candidate_ms.size(); ++i)
-    ratios.push_back(c.baseline_ms[i] / c.candidate_ms[i]);
-  j = {{"regime", c.regime.empty() ? nlohmann::json() : nlohmann::json(c.regime)},
-       {"speedup", c.ratio.estimate}, {"ci_low", c.ratio.low}, {"ci_high", c.ratio.high},
-       {"confidence", c.ratio.confidence}, {"level", c.ratio.level}, {"significant", c.ratio.significant},
-       {"rounds", c.ratio.n}, {"runs", c.runs}, {"served", c.served}, {"pause_ms", c.pause_ms}, {"seconds", c.seconds},
-       {"baseline_ms", c.baseline_ms}, {"candidate_ms", c.candidate_ms}, {"ratios", ratios},
-       {"method", std::string("sign-test interval of the median per-round ratio baseline/candidate; members interleaved, "
-                              "their order rotated and reversed from round to round") +
-                      (c.served ? fmt::format("; programs kept running in serve mode (inputs set up once), {} ms pause before each request", c.pause_ms)
-                                : std::string("; one time-mode process per run"))}};
-  if (!c.label.empty()) j["label"] = c.label;
-  if (c.left_after > 0) {
-    j["left_after_round"] = c.left_after;
-    j["left_because"] = c.left_because;
-  }
-  if (c.regime.empty()) return;
-  j["baseline_mhz"] = known_or_null(c.baseline_mhz);
-  j["candidate_mhz"] = known_or_null(c.candidate_mhz);
-  const double bm = median_known(c.baseline_mhz), cm = median_known(c.candidate_mhz);
-  j["baseline_mhz_median"] = bm >= 0 ? nlohmann::json(bm) : nlohmann::json();
-  j["candidate_mhz_median"] = cm >= 0 ? nlohmann::json(cm) : nlohmann::json();
-  j["baseline_discarded"] = c.baseline_discarded;
-  j["candidate_discarded"] = c.candidate_discarded;
-  j["clock_reasons"] = c.clock_reasons;
-  j["clock_reason_names"] = clock_reason_names(c.clock_reasons);
-  j["baseline_mj"] = known_or_null(c.baseline_mj);
-  j["candidate_mj"] = known_or_null(c.candidate_mj);
-  if (c.energy) {
-    j["energy_ratio"] = c.energy->estimate;
-    j["energy_ci_low"] = c.energy->low;
-    j["energy_ci_high"] = c.energy->high;
-    j["energy_significant"] = c.energy->significant;
-    j["baseline_mj_median"] = median_known(c.baseline_mj);
-    j["candidate_mj_median"] = median_known(c.candidate_mj);
-  } else {
-    j["energy_ratio"] = nullptr;
-  }
-  j["baseline_clock_reasons"] = c.baseline_reasons;
-  j["candidate_clock_reasons"] = c.candidate_reasons;
-  if (!c.clock_note.empty()) j["clock_note"] = c.clock_note;
-  j["trusted"] = c.trusted;
-  if (!c.trusted) j["untrusted"] = c.untrusted;
-}
-
 Status judge_comparison(SpeedComparison& c) {
   auto ratio = paired_ratio_interval(c.baseline_ms, c.candidate_ms);
   if (!ratio) return ratio.error();
@@ -177,30 +117,6 @@ Status judge_comparison(SpeedComparison& c) {
   return ok_status();
 }
 
-void to_json(nlohmann::json& j, const Tournament& t) {
-  nlohmann::json members = nlohmann::json::array();
-  for (const auto& m : t.members) {
-    nlohmann::json o = {{"label", m.label}, {"ms", m.ms}, {"mhz", known_or_null(m.mhz)}, {"mj", known_or_null(m.mj)},
-                        {"clock_reasons", m.reasons}, {"clock_reason_names", clock_reason_names(m.reasons)},
-                        {"discarded", m.discarded}};
-    if (!m.problem.empty()) o["regime_problem"] = m.problem;
-    members.push_back(std::move(o));
-  }
-  nlohmann::json candidates = nlohmann::json::array();
-  for (const auto& c : t.candidates) {
-    nlohmann::json o = c;
-    // The per-round data is in `members`; the verdict and its ratios stay here.
-    for (const char* k : {"baseline_ms", "candidate_ms", "baseline_mhz", "candidate_mhz", "baseline_mj", "candidate_mj",
-                          "method", "seconds", "runs", "served", "pause_ms", "regime"})
-      o.erase(k);
-    candidates.push_back(std::move(o));
-  }
-  j = {{"regime", t.regime.empty() ? nlohmann::json() : nlohmann::json(t.regime)},
-       {"members", members}, {"order", t.order}, {"candidates", candidates}, {"rounds", t.rounds}, {"runs", t.runs},
-       {"seconds", t.seconds}, {"warm_seconds", t.warm_seconds}, {"served", t.served}, {"pause_ms", t.pause_ms},
-       {"stop", t.stop}, {"leader", t.leader >= 0 ? nlohmann::json(t.leader + 1) : nlohmann::json()}};
-}
-
 std::vector<int> round_order(const std::vector<int>& active, int round) {
   std::vector<int> order = active;
   if (order.empty()) return order;
@@ -212,34 +128,23 @@ std::vector<int> round_order(const std::vector<int>& active, int round) {
 
 namespace {
 
-// Candidate i's comparison from the members' series: the rounds it ran (it ran every
-// round until it left the race, so they are the baseline's first rounds).
+// Candidate i's comparison from the members' series (core/judge_record's fill_series:
+// the rounds it ran) and their clock events.
 SpeedComparison comparison_of(const Tournament& t, std::size_t i) {
   const MemberSeries& b = t.members[0];
   const MemberSeries& m = t.members[i + 1];
-  const std::size_t n = m.ms.size();
   SpeedComparison c;
-  c.regime = t.regime;
   c.label = m.label;
-  c.baseline_ms.assign(b.ms.begin(), b.ms.begin() + n);
-  c.candidate_ms = m.ms;
-  c.baseline_mhz.assign(b.mhz.begin(), b.mhz.begin() + n);
-  c.candidate_mhz = m.mhz;
-  c.baseline_mj.assign(b.mj.begin(), b.mj.begin() + n);
-  c.candidate_mj = m.mj;
+  fill_series(c, t, i);
   c.baseline_discarded = b.discarded;
   c.candidate_discarded = m.discarded;
   c.baseline_reasons = b.reasons;
   c.candidate_reasons = m.reasons;
   c.clock_reasons = b.reasons | m.reasons;
-  c.seconds = t.seconds;
-  c.runs = t.runs;
-  c.served = t.served;
-  c.pause_ms = t.pause_ms;
   const MemberSeries& failed = !b.problem.empty() ? b : m;
   if (!failed.problem.empty()) {
     c.trusted = false;
-    c.untrusted = fmt::format("the {} regime was not reached in a {} run: {}", t.regime,
+    c.untrusted = fmt::format("the {} regime was not reached in a {} run: {}", regime_label(t.regime),
                               &failed == &b ? "baseline" : "candidate", failed.problem);
   }
   return c;
@@ -247,7 +152,7 @@ SpeedComparison comparison_of(const Tournament& t, std::size_t i) {
 
 }  // namespace
 
-Result<Tournament> run_tournament(MemberTimer& timer, const std::string& regime, const JudgeSettings& s,
+Result<Tournament> run_tournament(MemberTimer& timer, Regime regime, const JudgeSettings& s,
                                   const std::vector<std::string>& labels) {
   const std::size_t m = timer.members();
   if (m < 2) return make_error("a speed tournament needs the baseline and at least one candidate");
@@ -256,7 +161,7 @@ Result<Tournament> run_tournament(MemberTimer& timer, const std::string& regime,
   Tournament t;
   t.regime = regime;
   t.served = timer.served();
-  const bool sustained = regime == "sustained";
+  const bool sustained = regime == Regime::sustained;
   t.pause_ms = sustained ? 0 : static_cast<int>(s.pause.count());
   t.members.resize(m);
   for (std::size_t i = 0; i < m; ++i)
@@ -338,9 +243,9 @@ Result<Tournament> run_tournament(MemberTimer& timer, const std::string& regime,
 
 Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::path& exe_base,
                                       const std::filesystem::path& exe_cand, const std::vector<std::string>& args,
-                                      const std::string& regime, const JudgeSettings& settings,
+                                      Regime regime, const JudgeSettings& settings,
                                       std::chrono::seconds timeout) {
-  ProgramTimer timer(backend, {exe_base, exe_cand}, {"baseline", "candidate"}, args, regime, timeout);
+  ProgramTimer timer(backend, {exe_base, exe_cand}, {"baseline", "candidate"}, args, regime_label(regime), timeout);
   timer.start();
   auto t = run_tournament(timer, regime, settings);
   if (!t) return t.error();

@@ -56,7 +56,11 @@ void to_json(nlohmann::json& j, const SweepPoint& p) {
   j["significant"] = p.significant ? nlohmann::json(*p.significant) : nlohmann::json(nullptr);
   j["objective"] = to_string(p.objective);
   j["regime"] = p.regime.empty() ? nlohmann::json() : nlohmann::json(p.regime);
-  if (!p.regimes.is_null()) j["regimes"] = p.regimes;
+  if (!p.regimes.empty()) {
+    nlohmann::json regimes = nlohmann::json::object();
+    for (const auto& c : p.regimes) regimes[regime_label(c.regime)] = c;
+    j["regimes"] = regimes;
+  }
   if (!p.untrusted.empty()) j["untrusted"] = p.untrusted;
 }
 
@@ -81,10 +85,10 @@ std::string render_sweep_markdown(const SweepReport& r) {
                       format_or(p.cand_fabric, "n/a", "{:.3g}"), sweep_verdict(p));
   }
   for (const auto& p : r.points) {
-    if (!p.regimes.is_object() || p.regimes.size() < 2) continue;
+    if (p.regimes.size() < 2) continue;
     md += fmt::format("\n{}:", size_str(p.size));
-    for (const auto& [name, c] : p.regimes.items())
-      md += fmt::format(" {} {:.3f}x [{:.3f}, {:.3f}];", name, c.value("speedup", 0.0), c.value("ci_low", 0.0), c.value("ci_high", 0.0));
+    for (const auto& c : p.regimes)
+      md += fmt::format(" {} {:.3f}x [{:.3f}, {:.3f}];", regime_label(c.regime), c.ratio.estimate, c.ratio.low, c.ratio.high);
     md += "\n";
   }
   for (const auto& p : r.points)
@@ -154,7 +158,11 @@ Result<SweepReport> run_sweep(Backend& backend, ProcessRunner& runner, const Swe
       if (r.end == StageEnd::failed) return "breaks: " + who + a.reason;
       return "breaks: " + who + (r.reason.empty() ? "interrupted" : r.reason);
     };
-    StageResult r = pipe.check(cand, *region, cand_dir, {});
+    Candidate candidate;
+    candidate.region = opt.region;
+    candidate.label = opt.label;
+    candidate.grid = p.grid;
+    StageResult r = pipe.check(cand, candidate, *region, cand_dir, {});
     if (r.end == StageEnd::failed && cand.status == AttemptStatus::duplicate) r = {};  // the identity order: still measured
     std::optional<std::string> broke = breaks("", r, cand);
     if (!broke) broke = breaks("the baseline: ", pipe.measure_reference(base, base_exe, base_dir), base);
@@ -164,12 +172,15 @@ Result<SweepReport> run_sweep(Backend& backend, ProcessRunner& runner, const Swe
       p.verdict = *broke;
     } else {
       const bool rechecked = opt.settings.recheck_rounds > 0 && pipe.recheck(cand, cand_exe, base_exe).passed() && cand.significant;
-      p.regime = cand.speedup_regime;
-      if (cand.recheck.contains("regimes")) p.regimes = cand.recheck["regimes"];
-      p.untrusted = cand.recheck.value("untrusted", "");
+      p.regime = regime_label(cand.speedup_regime);
+      const SpeedComparison* first = cand.recheck ? cand.recheck->first() : nullptr;
+      if (cand.recheck)
+        for (const auto& c : cand.recheck->regimes)
+          if (c.regime != Regime::unnamed) p.regimes.push_back(c);
+      p.untrusted = cand.recheck ? cand.recheck->untrusted : "";
       if (rechecked) {
-        p.base_ms = median_of(cand.recheck.value("baseline_ms", std::vector<double>{}));
-        p.cand_ms = median_of(cand.recheck.value("candidate_ms", std::vector<double>{}));
+        p.base_ms = median_of(first ? first->baseline_ms : std::vector<double>{});
+        p.cand_ms = median_of(first ? first->candidate_ms : std::vector<double>{});
         p.speedup = cand.speedup;
         p.speedup_ci_low = cand.speedup_ci_low;
         p.speedup_ci_high = cand.speedup_ci_high;

@@ -68,16 +68,18 @@ nlohmann::json to_json_value(const Prediction& p) {
   return j;
 }
 
-nlohmann::json summary_json(const Prediction& p) {
-  nlohmann::json per_die = nlohmann::json::array();
-  for (const auto& d : p.dies) per_die.push_back(std::round(d.hit_pct() * 100) / 100);
-  return {{"l2_hit_pct", std::round(p.total.hit_pct() * 100) / 100},
-          {"dram_read_bytes", p.total.dram_read_bytes},
-          {"dram_write_bytes", p.total.dram_write_bytes},
-          {"cross_die_bytes", p.total.cross_die_bytes},
-          {"die_l2_hit_pct", per_die},
-          {"launches_simulated", p.launches.size()}};
+PredictionSummary prediction_summary(const Prediction& p) {
+  PredictionSummary s;
+  for (const auto& d : p.dies) s.die_l2_hit_pct.push_back(std::round(d.hit_pct() * 100) / 100);
+  s.l2_hit_pct = std::round(p.total.hit_pct() * 100) / 100;
+  s.dram_read_bytes = p.total.dram_read_bytes;
+  s.dram_write_bytes = p.total.dram_write_bytes;
+  s.cross_die_bytes = p.total.cross_die_bytes;
+  s.launches_simulated = p.launches.size();
+  return s;
 }
+
+nlohmann::json summary_json(const Prediction& p) { return prediction_summary(p); }
 
 std::string render_prediction(const Prediction& p) {
   std::string out = fmt::format("predicted (not measured) for {} on {} [{}], order {}, launches {} of {}\n", fmt::join(p.size, ","),

@@ -472,9 +472,9 @@ Result<Proposal> BuiltinProposer::propose_assuming(const ProposalContext& ctx,
   // kernel (or was no faster) is not refined. Under l2, the paper's reflection on L2 alone.
   const Objective objective = ctx.history.objective();
   for (const auto& a : ctx.history.attempts) {
-    if (!a.proposal.contains("family")) continue;  // another proposer's attempt
-    const std::string f = a.proposal["family"].get<std::string>();
-    const int p = int_or(a.proposal, "param", 0);
+    if (a.proposal.family.empty()) continue;  // another proposer's attempt
+    const std::string& f = a.proposal.family;
+    const int p = a.proposal.param.value_or(0);
     tried.insert({f, p});
     auto& o = family[f];
     o.tried = true;
@@ -517,9 +517,8 @@ Result<Proposal> BuiltinProposer::propose_assuming(const ProposalContext& ctx,
   // 0. With the locality model: the best-predicted untried candidate of a family still in play.
   if (ctx.predictor) {
     const auto ranked = rank_by_model(ctx, hints);
-    const double base = ctx.history.baseline && ctx.history.baseline->predicted.contains("l2_hit_pct") &&
-                                ctx.history.baseline->predicted["l2_hit_pct"].is_number()
-                            ? ctx.history.baseline->predicted["l2_hit_pct"].get<double>()
+    const double base = ctx.history.baseline && ctx.history.baseline->predicted
+                            ? ctx.history.baseline->predicted->l2_hit_pct
                             : -1;
     for (std::size_t i = 0; i < ranked.size() && !pick; ++i) {
       const FamilyCandidate& c = ranked[i].candidate;
@@ -557,7 +556,7 @@ Result<Proposal> BuiltinProposer::propose_assuming(const ProposalContext& ctx,
     });
     for (const auto& f : fams) {
       int centre = params_of(f).front();
-      if (best && best->proposal.value("family", "") == f) centre = best->proposal.value("param", centre);
+      if (best && best->proposal.family == f) centre = best->proposal.param.value_or(centre);
       auto params = params_of(f);
       std::stable_sort(params.begin(), params.end(), [&](int a, int b) {
         auto dist = [&](int x) { return std::abs(std::log2(std::max(x, 1)) - std::log2(std::max(centre, 1))); };
@@ -586,7 +585,8 @@ Result<Proposal> BuiltinProposer::propose_assuming(const ProposalContext& ctx,
   Proposal prop;
   prop.label = pick->label();
   prop.region = render_family(*pick, ctx.kernel.language());
-  prop.meta = {{"family", pick->family}, {"param", pick->param}};
+  prop.family = pick->family;
+  prop.param = pick->param;
   prop.reasoning = why;
   for (const auto& a : ctx.history.attempts) {
     std::string verdict = a.status == AttemptStatus::ok ? outcome_text(a)
@@ -611,7 +611,7 @@ std::vector<Proposal> BuiltinProposer::lookahead(const ProposalContext& ctx, int
   while (static_cast<int>(out.size()) < k) {
     auto p = propose_assuming(ctx, assumed);
     if (!p) break;
-    assumed.insert({p->meta.value("family", ""), int_or(p->meta, "param", 0)});
+    assumed.insert({p->family, p->param.value_or(0)});
     out.push_back(std::move(*p));
   }
   return out;

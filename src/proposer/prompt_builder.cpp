@@ -103,8 +103,8 @@ std::string attempt_line(const Attempt& a, const std::optional<double>& baseline
       parts.push_back("L2 hit rate not measured");
     }
   }
-  if (aware && a.predicted.contains("l2_hit_pct") && a.predicted["l2_hit_pct"].is_number())
-    parts.push_back(fmt::format("locality model predicted L2 hit rate {:.2f} %", a.predicted["l2_hit_pct"].get<double>()));
+  if (aware && a.predicted)
+    parts.push_back(fmt::format("locality model predicted L2 hit rate {:.2f} %", a.predicted->l2_hit_pct));
   parts.push_back(a.timing && a.timing->reps > 0 ? "median " + format_ms(a.timing->median_ms)
                                                  : "time not measured");
   if (a.speedup && a.significant)
@@ -348,11 +348,11 @@ std::string PromptBuilder::baseline_report(const RunHistory& history) const {
     } else {
       out += "- (not profiled)\n";
     }
-    if (b.predicted.contains("l2_hit_pct") && b.predicted["l2_hit_pct"].is_number())
+    if (b.predicted)
       out += fmt::format("- The locality model (a simulation of each die's L2 from the program's declared footprint) "
                          "predicted an L2 hit rate of {:.2f} % for this order; each attempt below shows its prediction "
                          "next to its measurement, so you can judge how far to trust it\n",
-                         b.predicted["l2_hit_pct"].get<double>());
+                         b.predicted->l2_hit_pct);
   }
   if (b.timing && b.timing->reps > 0)
     out += fmt::format("- Time: median {} (min {}, max {}, {} runs)\n", format_ms(b.timing->median_ms),
@@ -374,8 +374,8 @@ std::string PromptBuilder::history_section(const RunHistory& history) const {
                        a.proposer.empty() ? "unknown proposer" : a.proposer, to_string(a.status));
     if (a.status == AttemptStatus::ok || a.metrics || a.timing)
       out += "- " + attempt_line(a, baseline_l2, aware) + "\n";
-    else if (aware && a.predicted.contains("l2_hit_pct") && a.predicted["l2_hit_pct"].is_number())
-      out += fmt::format("- locality model predicted L2 hit rate {:.2f} % (not measured)\n", a.predicted["l2_hit_pct"].get<double>());
+    else if (aware && a.predicted)
+      out += fmt::format("- locality model predicted L2 hit rate {:.2f} % (not measured)\n", a.predicted->l2_hit_pct);
     if (!a.reason.empty()) out += "- Reason: " + trim(a.reason) + "\n";
     std::string diff = a.diff;
     if (diff.empty() && !a.region.empty())

@@ -245,12 +245,7 @@ std::string swizzle_maps_html(const RunHistory& h) {
   const auto& info = h.program_info.raw;
   if (!info.contains("grid") || !info["grid"].is_object())
     return "<p class=\"caption\">No tile grid recorded (the baseline did not run): no swizzle map.</p>\n";
-  HardwareProfile hw;
-  try {
-    hw = h.hardware.get<HardwareProfile>();
-  } catch (const std::exception&) {
-    return "<p class=\"caption\">The history's hardware profile is unreadable: no swizzle map.</p>\n";
-  }
+  const HardwareProfile hw = h.hardware.value_or(HardwareProfile{});  // none recorded: one die, round robin
   const TileGrid grid{info["grid"].value("m", 1u), info["grid"].value("n", 1u)};
   if (grid.num_pids() == 0) return "<p class=\"caption\">Empty tile grid: no swizzle map.</p>\n";
   const TileMap identity = identity_tile_map(grid, hw);
@@ -259,14 +254,11 @@ std::string swizzle_maps_html(const RunHistory& h) {
   std::string best_note;
   if (!best) {
     best_note = "no validated attempt yet";
-  } else if (!best->mapping.contains("tile_map")) {
-    best_note = "not recorded for this attempt (history written by an older swizzleperf)";
+  } else if (!best->mapping || !best->mapping->tile_map) {
+    // core/history reads an unreadable map as none.
+    best_note = "not recorded for this attempt (history written by an older swizzleperf, or unreadable)";
   } else {
-    try {
-      best_map = best->mapping["tile_map"].get<TileMap>();
-    } catch (const std::exception&) {
-      best_note = "the recorded map is unreadable";
-    }
+    best_map = best->mapping->tile_map;
   }
   const double panel_w = 500, panel_h = 300, gap = 60, left = 10, top = 40;
   const double cs = std::clamp(std::floor(std::min((panel_w - 20) / identity.cols, panel_h / identity.rows) * 100) / 100, 1.5, 40.0);
@@ -329,25 +321,25 @@ std::string speedup_text(const Attempt& a) {
   const auto views = regime_views(a);
   if (views.size() < 2 && a.speedup_ci_low && a.speedup_ci_high)
     return fmt::format("{:.3f}× [{:.3f}, {:.3f}]{}", *a.speedup, *a.speedup_ci_low, *a.speedup_ci_high,
-                       a.speedup_regime.empty() ? "" : " " + a.speedup_regime);
+                       a.speedup_regime == Regime::unnamed ? "" : " " + regime_label(a.speedup_regime));
   if (!views.empty() && a.speedup_ci_low && a.speedup_ci_high) {
     std::string s;
     for (const auto& v : views)
       s += fmt::format("{}{:.3f}× [{:.3f}, {:.3f}]{}", s.empty() ? "" : "; ", v.speedup, v.low, v.high,
-                       v.regime.empty() ? "" : " " + v.regime);
+                       v.name().empty() ? "" : " " + v.name());
     return s;
   }
-  return fmt::format("{:.3f}× (one-shot{})", *a.speedup, a.speedup_regime.empty() ? "" : " " + a.speedup_regime);
+  return fmt::format("{:.3f}× (one-shot{})", *a.speedup,
+                     a.speedup_regime == Regime::unnamed ? "" : " " + regime_label(a.speedup_regime));
 }
 
 // How the attempt was timed: "re-checked, 6 rounds (significant)", "one-shot", "".
 std::string timing_kind(const Attempt& a) {
-  if (a.recheck.is_object() && a.recheck.contains("rounds") && a.recheck["rounds"].is_number_integer())
-    return fmt::format("re-checked, {} rounds{}{}", a.recheck["rounds"].get<long long>(),
+  if (const SpeedComparison* first = a.recheck ? a.recheck->first() : nullptr)
+    return fmt::format("re-checked, {} rounds{}{}", first->ratio.n,
                        a.significant ? (*a.significant ? " (significant)" : " (not significant)") : "",
-                       a.recheck.contains("untrusted") ? " (untrusted: no winner named)" : "");
-  if (a.recheck.is_object() && a.recheck.contains("error") && a.recheck["error"].is_string())
-    return "one-shot (re-check failed)";
+                       !a.recheck->untrusted.empty() ? " (untrusted: no winner named)" : "");
+  if (a.recheck && !a.recheck->error.empty()) return "one-shot (re-check failed)";
   return a.timing ? "one-shot" : "";
 }
 
@@ -385,7 +377,7 @@ std::string render_run_html(const RunHistory& h) {
   std::string s = page_head("swizzleperf: " + h.kernel_name);
   s += "<h1>swizzleperf run: " + esc(h.kernel_name) + "</h1>\n";
   s += fmt::format("<p class=\"meta\">kernel <code>{}</code> · device {} · state {} · started {} · report written {}</p>\n",
-                   esc(h.kernel_path), esc(h.hardware.value("name", "?")), esc(h.state), esc(h.created_at), now_iso8601());
+                   esc(h.kernel_path), esc(h.hardware ? h.hardware->name : "?"), esc(h.state), esc(h.created_at), now_iso8601());
   s += "<p class=\"meta\">" + esc(measurement_line(h)) + "</p>\n";
   const Attempt* best = h.best();
   auto card = [](const std::string& k, const std::string& v) {

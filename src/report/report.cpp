@@ -42,7 +42,7 @@ nlohmann::json attempt_brief(const Attempt& a) {
   j["speedup_ci_low"] = a.speedup_ci_low ? nlohmann::json(*a.speedup_ci_low) : nlohmann::json(nullptr);
   j["speedup_ci_high"] = a.speedup_ci_high ? nlohmann::json(*a.speedup_ci_high) : nlohmann::json(nullptr);
   j["significant"] = a.significant ? nlohmann::json(*a.significant) : nlohmann::json(nullptr);
-  j["speedup_regime"] = a.speedup_regime.empty() ? nlohmann::json() : nlohmann::json(a.speedup_regime);
+  j["speedup_regime"] = a.speedup_regime == Regime::unnamed ? nlohmann::json() : nlohmann::json(regime_label(a.speedup_regime));
   if (auto r = regimes_json(a); !r.empty()) j["regimes"] = r;
   if (a.energy_ratio) {
     j["energy_ratio"] = *a.energy_ratio;
@@ -51,7 +51,7 @@ nlohmann::json attempt_brief(const Attempt& a) {
     j["energy_significant"] = a.energy_significant ? nlohmann::json(*a.energy_significant) : nlohmann::json();
   }
   if (a.timing && a.timing->energy_mj_per_run) j["energy_mj_per_run"] = *a.timing->energy_mj_per_run;
-  if (a.recheck.contains("untrusted") && a.recheck["untrusted"].is_string()) j["untrusted"] = a.recheck["untrusted"];
+  if (a.recheck && !a.recheck->untrusted.empty()) j["untrusted"] = a.recheck->untrusted;
   if (auto v = fabric(a)) j["fabric_sectors"] = *v;
   if (auto v = dram(a)) j["dram_bytes"] = *v;
   if (!a.reason.empty()) j["reason"] = a.reason;
@@ -62,42 +62,35 @@ nlohmann::json attempt_brief(const Attempt& a) {
 
 std::vector<RegimeView> regime_views(const Attempt& a) {
   std::vector<RegimeView> out;
-  auto num = [](const nlohmann::json& j, const char* k) {
-    std::optional<double> v;
-    read_optional(j, k, v);
-    return v;
-  };
-  auto view = [&](const nlohmann::json& c) {
+  if (!a.recheck) return out;
+  for (const SpeedComparison& c : a.recheck->regimes) {
     RegimeView v;
-    v.regime = c.contains("regime") && c["regime"].is_string() ? c["regime"].get<std::string>() : "";
-    v.speedup = num(c, "speedup").value_or(0);
-    v.low = num(c, "ci_low").value_or(0);
-    v.high = num(c, "ci_high").value_or(0);
-    v.significant = c.value("significant", false) == true;
-    v.trusted = !c.contains("trusted") || c["trusted"] != false;
-    if (c.contains("untrusted") && c["untrusted"].is_string()) v.untrusted = c["untrusted"].get<std::string>();
-    if (c.contains("clock_note") && c["clock_note"].is_string()) v.clock_note = c["clock_note"].get<std::string>();
-    v.baseline_mhz = num(c, "baseline_mhz_median");
-    v.candidate_mhz = num(c, "candidate_mhz_median");
-    v.discarded = static_cast<int>(num(c, "baseline_discarded").value_or(0) + num(c, "candidate_discarded").value_or(0));
-    v.energy_ratio = num(c, "energy_ratio");
-    v.energy_low = num(c, "energy_ci_low");
-    v.energy_high = num(c, "energy_ci_high");
-    v.energy_significant = c.value("energy_significant", false) == true;
-    return v;
-  };
-  if (!a.recheck.is_object()) return out;
-  if (const auto r = a.recheck.find("regimes"); r != a.recheck.end() && r->is_object()) {
-    for (const char* name : {"burst", "sustained"})  // the order measured
-      if (r->contains(name) && (*r)[name].is_object()) out.push_back(view((*r)[name]));
-  } else if (a.recheck.contains("speedup") && a.recheck["speedup"].is_number()) {
-    out.push_back(view(a.recheck));  // one regime (or unnamed: a history from before regimes)
+    v.regime = c.regime;
+    v.speedup = c.ratio.estimate;
+    v.low = c.ratio.low;
+    v.high = c.ratio.high;
+    v.significant = c.ratio.significant;
+    if (c.regime != Regime::unnamed) {  // a comparison without regime options has no clocks, energy or trust
+      v.trusted = c.trusted;
+      v.untrusted = c.untrusted;
+      v.clock_note = c.clock_note;
+      if (const double mhz = median_known(c.baseline_mhz); mhz >= 0) v.baseline_mhz = mhz;
+      if (const double mhz = median_known(c.candidate_mhz); mhz >= 0) v.candidate_mhz = mhz;
+      v.discarded = c.baseline_discarded + c.candidate_discarded;
+      if (c.energy) {
+        v.energy_ratio = c.energy->estimate;
+        v.energy_low = c.energy->low;
+        v.energy_high = c.energy->high;
+        v.energy_significant = c.energy->significant;
+      }
+    }
+    out.push_back(std::move(v));
   }
   return out;
 }
 
 std::string regime_text(const RegimeView& v) {
-  std::string s = fmt::format("{}{:.3f}x [{:.3f}, {:.3f}], {}", v.regime.empty() ? "" : v.regime + " ", v.speedup, v.low,
+  std::string s = fmt::format("{}{:.3f}x [{:.3f}, {:.3f}], {}", v.name().empty() ? "" : v.name() + " ", v.speedup, v.low,
                               v.high, v.significant && v.trusted ? "significant" : "not significant");
   if (v.baseline_mhz && v.candidate_mhz) s += fmt::format(", SM clock {:.0f} -> {:.0f} MHz", *v.baseline_mhz, *v.candidate_mhz);
   if (v.discarded > 0) s += fmt::format(", {} samples discarded", v.discarded);
@@ -111,7 +104,7 @@ std::string regime_text(const RegimeView& v) {
 nlohmann::json regimes_json(const Attempt& a) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& v : regime_views(a)) {
-    if (v.regime.empty()) continue;
+    if (v.name().empty()) continue;
     nlohmann::json j = {{"speedup", v.speedup}, {"ci_low", v.low}, {"ci_high", v.high},
                         {"significant", v.significant && v.trusted}, {"trusted", v.trusted}};
     if (!v.trusted) j["untrusted"] = v.untrusted;
@@ -125,16 +118,16 @@ nlohmann::json regimes_json(const Attempt& a) {
       j["energy_ci_high"] = v.energy_high ? nlohmann::json(*v.energy_high) : nlohmann::json();
       j["energy_significant"] = v.energy_significant;
     }
-    out[v.regime] = j;
+    out[v.name()] = j;
   }
   return out;
 }
 
 std::string speed_text(const Attempt& a) {
   if (!a.speedup) return "n/a";
-  const std::string regime = a.speedup_regime.empty() ? "" : " " + a.speedup_regime;
+  const std::string regime = a.speedup_regime == Regime::unnamed ? "" : " " + regime_label(a.speedup_regime);
   if (!a.significant) return fmt::format("{:.3f}x ({}one-shot, not re-checked)", *a.speedup,
-                                         a.speedup_regime.empty() ? "" : a.speedup_regime + ", ");
+                                         a.speedup_regime == Regime::unnamed ? "" : regime_label(a.speedup_regime) + ", ");
   const auto views = regime_views(a);
   if (views.size() < 2)  // one regime: the attempt's own interval
     return fmt::format("{:.3f}x [{:.3f}, {:.3f}]{}, {}", *a.speedup, a.speedup_ci_low.value_or(0),
@@ -153,18 +146,18 @@ std::string faster_text(const char* word, const Attempt& b, const char* f) {
   const std::string bound = std::string(f).substr(0, std::string(f).size() - 1);  // "{:.3f}x" -> "{:.3f}"
   std::string s = fmt::format(fmt::runtime(std::string("{}: ") + f + " [" + bound + ", " + bound + "]"), word, *b.speedup,
                               b.speedup_ci_low.value_or(0), b.speedup_ci_high.value_or(0));
-  if (!b.speedup_regime.empty()) s += " (" + b.speedup_regime + ")";
+  if (b.speedup_regime != Regime::unnamed) s += " (" + regime_label(b.speedup_regime) + ")";
   const auto views = regime_views(b);
   for (std::size_t i = 1; i < views.size(); ++i)
-    s += fmt::format("; {} {:.3f}x [{:.3f}, {:.3f}]", views[i].regime, views[i].speedup, views[i].low, views[i].high);
+    s += fmt::format("; {} {:.3f}x [{:.3f}, {:.3f}]", views[i].name(), views[i].speedup, views[i].low, views[i].high);
   return s;
 }
 
 // "; no winner named: burst: the SM clock moved ..." when an attempt's re-check could not be trusted.
 std::string untrusted_note(const RunHistory& h) {
   for (auto it = h.attempts.rbegin(); it != h.attempts.rend(); ++it)
-    if (it->validated() && it->recheck.contains("untrusted") && it->recheck["untrusted"].is_string())
-      return fmt::format("; no winner named on {}'s re-check: {}", it->label, it->recheck["untrusted"].get<std::string>());
+    if (it->validated() && it->recheck && !it->recheck->untrusted.empty())
+      return fmt::format("; no winner named on {}'s re-check: {}", it->label, it->recheck->untrusted);
   return "";
 }
 
@@ -206,7 +199,7 @@ nlohmann::json summary_json(const OptimizeSummary& s) {
   const auto& h = s.history;
   nlohmann::json j = {{"kernel", h.kernel_path}, {"run_dir", s.run_dir.string()}, {"state", h.state},
                       {"improved", s.improved()}, {"attempts", h.attempts.size()},
-                      {"device", h.hardware.value("name", "")}};
+                      {"device", h.hardware ? h.hardware->name : std::string()}};
   int validated = 0;
   for (const auto& a : h.attempts) validated += a.validated();
   j["validated"] = validated;
@@ -276,7 +269,7 @@ std::string render_report_markdown(const OptimizeSummary& s) {
   const auto& h = s.history;
   std::string out = fmt::format("# swizzleperf run: {}\n\n", h.kernel_name);
   out += fmt::format("- kernel: `{}`\n- device: {}\n- state: {}\n- created: {}, updated: {}\n- objective: {}\n",
-                     h.kernel_path, h.hardware.value("name", "?"), h.state, h.created_at, h.updated_at,
+                     h.kernel_path, h.hardware ? h.hardware->name : "?", h.state, h.created_at, h.updated_at,
                      to_string(h.objective()));
   if (const auto v = speed_verdict(h); !v.empty()) out += "- verdict: " + v + "\n";
   if (h.objective() == Objective::time && !h.best())
@@ -307,7 +300,7 @@ std::string render_report_markdown(const OptimizeSummary& s) {
     if (a.energy_ci_low && a.energy_ci_high) energy += fmt::format(" [{:.3f}, {:.3f}]", *a.energy_ci_low, *a.energy_ci_high);
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", a.iteration, cell(a.label),
                        to_string(a.status), opt_num(l2(a)), opt_num(ms(a), "{:.4f}"), opt_num(a.speedup, "{:.3f}"),
-                       a.speedup_regime.empty() ? "" : a.speedup_regime, ci, sig, energy, opt_num(fabric(a), "{:.0f}"),
+                       regime_label(a.speedup_regime), ci, sig, energy, opt_num(fabric(a), "{:.0f}"),
                        opt_num(dram(a), "{:.4g}"), note.substr(0, 160));
   };
   if (h.baseline) row(*h.baseline);

@@ -43,7 +43,7 @@ Status ConsoleProgress::on_attempt(const RunHistory& h, const Attempt& a) {
     std::string speed;
     for (const auto& v : regime_views(a)) speed += (speed.empty() ? "" : "; ") + regime_text(v);
     if (speed.empty())
-      speed = fmt::format("{:.3f}x, one-shot{}", a.speedup.value_or(0), a.speedup_regime.empty() ? "" : " " + a.speedup_regime);
+      speed = fmt::format("{:.3f}x, one-shot{}", a.speedup.value_or(0), a.speedup_regime == Regime::unnamed ? "" : " " + regime_label(a.speedup_regime));
     spdlog::info("[{}/{}] {}: L2 hit {} ({:+.2f} pts), {:.4f} ms ({})", counted, budget, a.label, fmt_pct(a.metrics),
                  a.metrics && a.metrics->l2_hit_pct ? *a.metrics->l2_hit_pct - base_l2 : 0.0,
                  a.timing ? a.timing->median_ms : 0.0, speed);
@@ -55,7 +55,7 @@ Status ConsoleProgress::on_attempt(const RunHistory& h, const Attempt& a) {
 }
 
 Status ConsoleProgress::on_judged(const RunHistory& h) {
-  if (h.judge.contains("why_none")) spdlog::info("speed judge: no finalist ({})", h.judge.value("why_none", ""));
+  if (h.judge && !h.judge->why_none.empty()) spdlog::info("speed judge: no finalist ({})", h.judge->why_none);
   for (const auto& a : h.attempts) {
     const auto views = regime_views(a);
     if (views.empty()) continue;

@@ -179,7 +179,7 @@ SuiteRow suite_row_from(const OptimizeSummary& s, double wall_s) {
     r.speedup_ci_low = best->speedup_ci_low;
     r.speedup_ci_high = best->speedup_ci_high;
     r.significant = best->significant;
-    r.speedup_regime = best->speedup_regime;
+    r.speedup_regime = regime_label(best->speedup_regime);
     r.regimes = regimes_json(*best);
     r.energy_ratio = best->energy_ratio;
   }

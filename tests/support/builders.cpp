@@ -37,8 +37,8 @@ AttemptBuilder& AttemptBuilder::region(std::string region) {
   return *this;
 }
 AttemptBuilder& AttemptBuilder::family(const std::string& family, int param) {
-  a_.proposal["family"] = family;
-  a_.proposal["param"] = param;
+  a_.proposal.family = family;
+  a_.proposal.param = param;
   return *this;
 }
 AttemptBuilder& AttemptBuilder::l2(double l2_hit_pct) {

@@ -228,9 +228,9 @@ TEST(BuiltinFamilyPython, ATritonProgramIsNeverOfferedTheTopologyFamily) {
     ProposalContext ctx{*k, {32, 256}, hw, h, {}, {}, i};
     auto p = proposer.propose(ctx);
     if (!p) break;
-    seen.insert(p->meta.value("family", ""));
+    seen.insert(p->family);
     EXPECT_TRUE(ValidRegion::make(p->region, RegionLanguage::python)) << p->label;
-    h.attempts.push_back(test::AttemptBuilder(i).label(p->label).status(AttemptStatus::ok).family(p->meta.value("family", ""), p->meta.value("param", 0)));
+    h.attempts.push_back(test::AttemptBuilder(i).label(p->label).status(AttemptStatus::ok).family(p->family, p->param.value_or(0)));
   }
   EXPECT_FALSE(seen.count("topo_group"));
   EXPECT_TRUE(seen.count("grouped_m"));
@@ -270,8 +270,8 @@ class BuiltinPropose : public ::testing::Test {
     ProposalContext ctx{*kernel_, grid, hw, h, {}, {}, h.next_iteration()};
     return proposer_.lookahead(ctx, k);
   }
-  std::string family_of(const Proposal& p) { return p.meta.value("family", ""); }
-  int param_of(const Proposal& p) { return p.meta.value("param", -1); }
+  std::string family_of(const Proposal& p) { return p.family; }
+  int param_of(const Proposal& p) { return p.param.value_or(-1); }
 
   BuiltinProposer proposer_;
   std::unique_ptr<KernelSource> kernel_;
@@ -419,7 +419,7 @@ TEST_F(BuiltinPropose, TimeObjectiveDoesNotRefineAFamilyThatRaisedL2ButSlowedThe
   // Under time with nothing significantly faster, nothing is refined: exhausted.
   h.config.objective = Objective::time;
   for (auto& a : h.attempts)
-    if (a.proposal.value("family", "") == "grouped_n") a = judged(a, 1.01, 0.99, 1.03);
+    if (a.proposal.family == "grouped_n") a = judged(a, 1.01, 0.99, 1.03);
   auto r = propose(sm90(), h);
   ASSERT_FALSE(r);
   EXPECT_TRUE(r.error().exhausted());
@@ -729,7 +729,7 @@ class BuiltinProposerWithModel : public ::testing::Test {
     return best;
   }
   double predicted_hit(const Proposal& p) {
-    FamilyCandidate c{p.meta.value("family", ""), p.meta.value("param", 0)};
+    FamilyCandidate c{p.family, p.param.value_or(0)};
     auto pred = predictor_.predict(family_order(c, grid_, hw_.num_dies), p.label);
     EXPECT_TRUE(pred);
     return pred ? pred->l2_hit_pct() : -1;
@@ -755,7 +755,7 @@ TEST_F(BuiltinProposerWithModel, TheFirstProposalIsTheBestPredictedCandidate) {
   const std::string ranked = "ranked 1 of " + std::to_string(all.size()) + " distinct orders by the locality model";
   EXPECT_NE(p->reasoning.find(ranked), std::string::npos) << p->reasoning;
   EXPECT_NE(p->reasoning.find("not a measurement"), std::string::npos) << p->reasoning;
-  EXPECT_EQ(p->region, render_family({p->meta.value("family", ""), p->meta.value("param", 0)}));
+  EXPECT_EQ(p->region, render_family({p->family, p->param.value_or(0)}));
   // Without the model the proposer explores its seed order instead.
   auto plain = propose(h, nullptr);
   ASSERT_TRUE(plain);
@@ -768,7 +768,7 @@ TEST_F(BuiltinProposerWithModel, OnceTriedTheNextBestIsProposed) {
   auto first = propose(h, &predictor_);
   ASSERT_TRUE(first) << first.error().message;
   const std::string first_label = first->label;
-  h.attempts.push_back(tried(1, first->meta.value("family", ""), first->meta.value("param", 0), AttemptStatus::ok, 70.0));
+  h.attempts.push_back(tried(1, first->family, first->param.value_or(0), AttemptStatus::ok, 70.0));
   auto second = propose(h, &predictor_);
   ASSERT_TRUE(second) << second.error().message;
   EXPECT_NE(second->label, first_label);
@@ -782,11 +782,11 @@ TEST_F(BuiltinProposerWithModel, ABrokenFamilyIsSkipped) {
   RunHistory h;
   auto first = propose(h, &predictor_);
   ASSERT_TRUE(first) << first.error().message;
-  const std::string broken = first->meta.value("family", "");
-  h.attempts.push_back(tried(1, broken, first->meta.value("param", 0), AttemptStatus::build_failed));
+  const std::string broken = first->family;
+  h.attempts.push_back(tried(1, broken, first->param.value_or(0), AttemptStatus::build_failed));
   auto p = propose(h, &predictor_);
   ASSERT_TRUE(p) << p.error().message;
-  EXPECT_NE(p->meta.value("family", ""), broken) << p->label;
+  EXPECT_NE(p->family, broken) << p->label;
   const double best_other = best_hit(all, [&](const Scored& s) { return s.candidate.family != broken; });
   EXPECT_NEAR(predicted_hit(*p), best_other, 1e-9) << p->label;
   EXPECT_NE(p->rationale.find(broken + " (broke)"), std::string::npos) << p->rationale;

@@ -72,13 +72,13 @@ TEST(Finalists, AnUndoneVerdictLeavesTheScreeningsNumbers) {
   a.significant = true;
   a.energy_ratio = 0.70;
   a.energy_significant = true;
-  a.recheck = {{"one_shot_speedup", 1.25}, {"speedup", 1.31}};
+  a.recheck = Recheck{1.25, "", {SpeedComparison{}}, ""};
   clear_verdict(a, &baseline);
   EXPECT_DOUBLE_EQ(*a.speedup, 1.25);
-  EXPECT_EQ(a.speedup_regime, "burst");
+  EXPECT_EQ(a.speedup_regime, Regime::burst);
   EXPECT_DOUBLE_EQ(*a.energy_ratio, 0.75);
   EXPECT_FALSE(a.significant || a.speedup_ci_low || a.speedup_ci_high || a.energy_significant);
-  EXPECT_TRUE(a.recheck.empty());
+  EXPECT_FALSE(a.recheck.has_value());
 }
 
 }  // namespace

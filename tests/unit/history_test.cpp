@@ -26,10 +26,21 @@ Attempt full_attempt() {
   a.reason = "";
   a.region = "SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {\n  return pid;\n}\n";
   a.diff = "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n";
-  a.proposal = {{"family", "grouped_m"}, {"param", 8}, {"reasoning", "why not"}};
-  a.mapping = {{"ok", true}, {"summary", "bijection"}};
-  a.build = {{"ok", true}, {"seconds", 1.5}};
-  a.validation = {{"verify", "ok"}};
+  a.proposal.family = "grouped_m";
+  a.proposal.param = 8;
+  a.proposal.reasoning = "why not";
+  a.proposal.account["usage"] = R"({"prompt_tokens":12,"completion_tokens":34})";
+  MappingRecord mapping;
+  mapping.report.ok = true;
+  mapping.report.grids.push_back(GridCheck{});
+  mapping.report.grids.back().grid = {4, 6};
+  mapping.report.grids.back().bijective = true;
+  mapping.mapping_hash = "fnv1a64:0123456789abcdef";
+  a.mapping = mapping;
+  a.build = BuildRecord{true, 1.5, "ok\n", false};
+  a.validation.verify_line = R"({"mode":"verify","ok":true,"cases":[{"size":[4,6,8],"mismatches":0}]})";
+  a.validation.full_size_output = "matches the baseline (digest 0a0f522f30652d7f)";
+  a.predicted = PredictionSummary{81.5, 100, 200, 0, {81.5}, 1};
   Metrics m;
   m.l2_hit_pct = 81.25;
   m.l2_sectors = 1e6;
@@ -58,7 +69,8 @@ RunHistory sample_history() {
   h.kernel_hash = content_hash("kernel text");
   h.config.proposer = "builtin";
   h.config.iterations = 5;
-  h.hardware = {{"name", "Test GPU"}};
+  h.hardware = HardwareProfile{};
+  h.hardware->name = "Test GPU";
   h.created_at = "2024-01-02T03:04:05Z";
   h.state = "completed";
   Attempt base;
@@ -94,7 +106,8 @@ TEST(HistoryRoundTrip, SaveThenLoadKeepsEveryField) {
   EXPECT_EQ(loaded->original_region, h.original_region);
   EXPECT_EQ(loaded->kernel_hash, h.kernel_hash);
   EXPECT_EQ(nlohmann::json(loaded->config), nlohmann::json(h.config));
-  EXPECT_EQ(loaded->hardware, h.hardware);
+  ASSERT_TRUE(loaded->hardware.has_value());
+  EXPECT_EQ(nlohmann::json(*loaded->hardware), nlohmann::json(*h.hardware));
   EXPECT_EQ(loaded->created_at, h.created_at);
   EXPECT_FALSE(loaded->updated_at.empty());  // save stamps it
   EXPECT_EQ(loaded->state, "completed");
@@ -113,10 +126,20 @@ TEST(HistoryRoundTrip, SaveThenLoadKeepsEveryField) {
   EXPECT_EQ(a.status, want.status);
   EXPECT_EQ(a.region, want.region);
   EXPECT_EQ(a.diff, want.diff);
-  EXPECT_EQ(a.proposal, want.proposal);
-  EXPECT_EQ(a.mapping, want.mapping);
-  EXPECT_EQ(a.build, want.build);
-  EXPECT_EQ(a.validation, want.validation);
+  EXPECT_EQ(a.proposal.family, "grouped_m");
+  EXPECT_EQ(a.proposal.param, 8);
+  EXPECT_EQ(nlohmann::json(a.proposal), nlohmann::json(want.proposal));  // the LLM's usage survives
+  ASSERT_TRUE(a.mapping.has_value());
+  EXPECT_EQ(a.mapping->mapping_hash, want.mapping->mapping_hash);
+  ASSERT_EQ(a.mapping->report.grids.size(), 1u);
+  EXPECT_EQ(a.mapping->report.grids[0].grid.n, 6u);
+  ASSERT_TRUE(a.build.has_value());
+  EXPECT_EQ(a.build->seconds, 1.5);
+  EXPECT_EQ(a.build->prefetched, false);
+  EXPECT_EQ(nlohmann::json(a.validation), nlohmann::json(want.validation));
+  ASSERT_TRUE(a.predicted.has_value());
+  EXPECT_EQ(a.predicted->l2_hit_pct, 81.5);
+  EXPECT_EQ(a.predicted->dram_write_bytes, 200u);
   ASSERT_TRUE(a.metrics.has_value());
   EXPECT_EQ(a.metrics->l2_hit_pct, 81.25);
   EXPECT_EQ(a.metrics->l2_sectors, 1e6);
@@ -355,12 +378,26 @@ Attempt judged(int iteration, double l2, double speedup, double low, double high
 
 TEST(HistoryObjective, RecheckFieldsRoundTrip) {
   Attempt a = judged(3, 70.0, 1.052, 1.031, 1.070);
-  a.recheck = {{"rounds", 6}, {"one_shot_speedup", 1.06}};
+  SpeedComparison c;
+  c.regime = Regime::sustained;
+  c.ratio.n = 6;
+  c.ratio.estimate = 1.052;
+  c.baseline_ms = {1, 1, 1, 1, 1, 1};
+  c.candidate_ms = {0.95, 0.95, 0.95, 0.95, 0.95, 0.95};
+  c.baseline_mhz = {1500, -1, 1500, 1500, 1500, 1500};  // -1: a round whose clock was not reported
+  c.candidate_mhz = c.baseline_mhz;
+  a.recheck = Recheck{1.06, "", {c}, ""};
   const Attempt b = nlohmann::json(a).get<Attempt>();
   EXPECT_EQ(b.speedup_ci_low, 1.031);
   EXPECT_EQ(b.speedup_ci_high, 1.070);
   EXPECT_EQ(b.significant, true);
-  EXPECT_EQ(b.recheck["rounds"], 6);
+  ASSERT_TRUE(b.recheck.has_value());
+  EXPECT_EQ(b.recheck->one_shot_speedup, 1.06);
+  ASSERT_EQ(b.recheck->regimes.size(), 1u);
+  EXPECT_EQ(b.recheck->regimes[0].regime, Regime::sustained);
+  EXPECT_EQ(b.recheck->regimes[0].ratio.n, 6);
+  EXPECT_EQ(b.recheck->regimes[0].baseline_mhz, c.baseline_mhz);
+  EXPECT_EQ(nlohmann::json(b), nlohmann::json(a));
 }
 
 TEST(HistoryObjective, TimePicksTheLargestSignificantSpeedupNotTheBestL2) {
@@ -455,6 +492,26 @@ TEST(ContentHash, IsFnv1a64AsItsPrefixSays) {
                     "(0x14650fb0739d0383, a digit short of FNV's 14695981039346656037): content_hash(\"\") = "
                  << empty << ", content_hash(\"a\") = " << a;
   EXPECT_EQ(a, "fnv1a64:af63dc4c8601ec8c");
+}
+
+// A history written by the version before the attempt's parts were typed (a real run:
+// optimize on the fake toolchain, --regime both with the power-capped fake GPU, the
+// locality model on): read and written again, it is the same JSON, field for field.
+TEST(HistoryRoundTrip, ACurrentHistoryFileIsWrittenBackUnchanged) {
+  const std::string text = test::read_text(test::fixture_path("history/current_schema2.json"));
+  auto h = parse_history(text);
+  ASSERT_TRUE(h) << h.error().message;
+  ASSERT_TRUE(h->judge.has_value());
+  ASSERT_EQ(h->judge->tournaments.size(), 2u);
+  EXPECT_EQ(h->judge->tournaments[1].regime, Regime::sustained);
+  ASSERT_TRUE(h->attempts.front().recheck.has_value());
+  EXPECT_EQ(h->attempts.front().recheck->regimes.size(), 2u);
+  EXPECT_FALSE(h->attempts.front().proposal.family.empty());
+  ASSERT_TRUE(h->baseline && h->baseline->validation.output_check);
+  EXPECT_EQ(h->baseline->validation.output_check->mode, "hash");
+  const nlohmann::json want = nlohmann::json::parse(text);
+  const nlohmann::json got = nlohmann::json(*h);
+  EXPECT_EQ(got, want) << nlohmann::json::diff(want, got).dump(1).substr(0, 4000);
 }
 
 TEST(NowIso8601, Shape) {

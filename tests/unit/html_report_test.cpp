@@ -46,7 +46,8 @@ RunHistory sample() {
   auto good = attempt(1, kHostile, AttemptStatus::ok, 80.0, 1.8, 2.0 / 1.8);
   std::vector<std::uint32_t> m(24);
   for (unsigned p = 0; p < 24; ++p) m[p] = (p % 2) * 12 + p / 2;
-  good.mapping["tile_map"] = make_tile_map({4, 6}, m, hw);
+  good.mapping = MappingRecord{};
+  good.mapping->tile_map = make_tile_map({4, 6}, m, hw);
   h.attempts.push_back(good);
   auto bad = attempt(2, "grouped", AttemptStatus::validation_failed, std::nullopt, std::nullopt, std::nullopt);
   bad.reason = "full-size output: 12 of 4096 bytes differ & " + kHostile;
@@ -82,7 +83,9 @@ TEST(HtmlReport, SaysSizeRepsRoundsTheIntervalAndWhichSpeedupsWereRechecked) {
   good.speedup_ci_low = 1.309;
   good.speedup_ci_high = 1.314;
   good.significant = true;
-  good.recheck = {{"rounds", 6}, {"one_shot_speedup", 1.3}};
+  SpeedComparison six_rounds;
+  six_rounds.ratio = {1.313, 1.309, 1.314, 0.95, 0.97, 6, true};
+  good.recheck = Recheck{1.3, "", {six_rounds}, ""};
   auto once = h.attempts.front();
   once.iteration = 4;
   once.label = "one_shot_only";
@@ -90,7 +93,7 @@ TEST(HtmlReport, SaysSizeRepsRoundsTheIntervalAndWhichSpeedupsWereRechecked) {
   once.speedup_ci_low.reset();
   once.speedup_ci_high.reset();
   once.significant.reset();
-  once.recheck = nlohmann::json::object();
+  once.recheck.reset();
   h.attempts.push_back(once);
   const auto html = render_run_html(h);
   EXPECT_NE(html.find("problem size 4096,32768,1024"), std::string::npos);
@@ -130,7 +133,7 @@ TEST(HtmlReport, PlotMarksFailuresAndTheMapsShowBothOrders) {
 
 TEST(HtmlReport, NoBestYetAndOldHistoriesStillRender) {
   auto h = sample();
-  h.attempts[0].mapping = nlohmann::json::object();  // an older history: no tile map
+  h.attempts[0].mapping.reset();  // an older history: no tile map
   EXPECT_NE(render_run_html(h).find("not recorded for this attempt"), std::string::npos);
   h.attempts.erase(h.attempts.begin());
   EXPECT_NE(render_run_html(h).find("no validated attempt yet"), std::string::npos);

@@ -84,27 +84,28 @@ class OutputCheckStage : public ::testing::Test {
 TEST_F(OutputCheckStage, HashModeAcceptsEqualOutputsAndNamesTheChunkOfADifference) {
   const auto base = build("baseline", "  return pid;");
   OutputCheck check(*backend, {}, 0.0);
-  nlohmann::json bv;
+  ValidationRecord bv;
   auto rb = check.record_baseline(base, tmp / "baseline", bv);
   ASSERT_EQ(rb.kind, OutputCheckResult::Kind::ok) << rb.reason;
-  ASSERT_EQ(bv["output_check"]["mode"], "hash");
+  ASSERT_TRUE(bv.output_check.has_value());
+  ASSERT_EQ(bv.output_check->mode, "hash");
   EXPECT_FALSE(fs::exists(tmp / "baseline" / "output.bin"));
   // The device digest (emulated) equals the host digest of the dumped bytes.
   ASSERT_TRUE(backend->run_program(base, {"dump", (tmp / "b.bin").string()}, std::chrono::seconds(30)).process.success());
   auto bytes = read_file(tmp / "b.bin");
   ASSERT_TRUE(bytes);
-  EXPECT_EQ(bv["output_check"]["hash"], digest_bytes(*bytes, 256).hash);
+  EXPECT_EQ(bv.output_check->hash, digest_bytes(*bytes, 256).hash);
 
   const auto reversed = build("rev", "  return num_pids - 1 - pid;");
-  nlohmann::json v;
-  auto ok = check.check_candidate(reversed, tmp / "rev", tmp / "baseline", bv, v);
+  ValidationRecord v;
+  auto ok = check.check_candidate(reversed, tmp / "rev", tmp / "baseline", bv.output_check, v);
   EXPECT_EQ(ok.kind, OutputCheckResult::Kind::ok) << ok.reason;
   EXPECT_FALSE(fs::exists(tmp / "rev" / "output.bin"));
   EXPECT_FALSE(fs::exists(tmp / "rev" / "chunks.txt"));
 
   const auto diff = build("diff", "  return num_pids - 1 - pid;  // SWZ_FAKE_DUMP_DIFF");
-  nlohmann::json dv;
-  auto bad = check.check_candidate(diff, tmp / "diff", tmp / "baseline", bv, dv);
+  ValidationRecord dv;
+  auto bad = check.check_candidate(diff, tmp / "diff", tmp / "baseline", bv.output_check, dv);
   EXPECT_EQ(bad.kind, OutputCheckResult::Kind::mismatch);
   EXPECT_NE(bad.reason.find("first differing chunk 3 of 4 (bytes 768..1023)"), std::string::npos) << bad.reason;
   EXPECT_TRUE(fs::exists(tmp / "diff" / "output.bin"));
@@ -114,18 +115,19 @@ TEST_F(OutputCheckStage, HashModeAcceptsEqualOutputsAndNamesTheChunkOfADifferenc
 TEST_F(OutputCheckStage, CompareModeUsesTheBaselineDumpAndTheTolerance) {
   const auto base = build("baseline", "  return pid;");
   const auto diff = build("diff", "  return num_pids - 1 - pid;  // SWZ_FAKE_DUMP_DIFF");
-  nlohmann::json bv;
+  ValidationRecord bv;
   OutputCheck loose(*backend, {}, 1e-6);
   ASSERT_EQ(loose.record_baseline(base, tmp / "baseline", bv).kind, OutputCheckResult::Kind::ok);
-  EXPECT_EQ(bv["output_check"]["mode"], "compare");
+  ASSERT_TRUE(bv.output_check.has_value());
+  EXPECT_EQ(bv.output_check->mode, "compare");
   EXPECT_TRUE(fs::exists(tmp / "baseline" / "output.bin"));
-  nlohmann::json v;
-  auto within = loose.check_candidate(diff, tmp / "diff", tmp / "baseline", bv, v);
+  ValidationRecord v;
+  auto within = loose.check_candidate(diff, tmp / "diff", tmp / "baseline", bv.output_check, v);
   // The flipped bit changes one value (about -1e-23) by about 8e-31: inside max(1, |a|) * 1e-6.
   EXPECT_EQ(within.kind, OutputCheckResult::Kind::ok) << within.reason;
   EXPECT_FALSE(fs::exists(tmp / "diff" / "output.bin"));
   OutputCheck tight(*backend, {}, 0.0);  // the recorded mode (compare) decides, with tol 0
-  auto beyond = tight.check_candidate(diff, tmp / "diff", tmp / "baseline", bv, v);
+  auto beyond = tight.check_candidate(diff, tmp / "diff", tmp / "baseline", bv.output_check, v);
   EXPECT_EQ(beyond.kind, OutputCheckResult::Kind::mismatch);
   EXPECT_NE(beyond.reason.find("1 of 256 output values differ from the baseline's beyond rel tol 0 (first at index 255)"),
             std::string::npos)
@@ -146,48 +148,49 @@ TEST_F(OutputCheckStage, EvaluatePartsAreJudgedLikeTheSeparateModes) {
   };
   // hash reference
   OutputCheck exact(*backend, {}, 0.0);
-  nlohmann::json bv;
+  ValidationRecord bv;
   ASSERT_EQ(exact.record_baseline(base, tmp / "baseline", bv).kind, OutputCheckResult::Kind::ok);
-  auto args = exact.evaluate_args(tmp / "rev", tmp / "baseline", bv);
+  auto args = exact.evaluate_args(tmp / "rev", tmp / "baseline", bv.output_check);
   ASSERT_TRUE(args);
   EXPECT_EQ(*args, (std::vector<std::string>{"--chunks", (tmp / "rev" / "chunks.txt").string()}));
   auto r = evaluate(same, *args);
   ASSERT_TRUE(r.process.success()) << r.process.err;
   ASSERT_TRUE(r.json.contains("hash") && r.json.contains("verify") && r.json.contains("time")) << r.json.dump();
-  nlohmann::json v;
-  EXPECT_EQ(exact.judge_evaluated(r.json["hash"], false, same, tmp / "rev", tmp / "baseline", bv, v).kind,
+  ValidationRecord v;
+  EXPECT_EQ(exact.judge_evaluated(r.json["hash"], false, same, tmp / "rev", tmp / "baseline", bv.output_check, v).kind,
             OutputCheckResult::Kind::ok);
   EXPECT_FALSE(fs::exists(tmp / "rev" / "chunks.txt"));
-  r = evaluate(diff, *exact.evaluate_args(tmp / "diff", tmp / "baseline", bv));
+  r = evaluate(diff, *exact.evaluate_args(tmp / "diff", tmp / "baseline", bv.output_check));
   ASSERT_TRUE(r.process.success()) << r.process.err;  // a digest is not judged on the device
-  auto bad = exact.judge_evaluated(r.json["hash"], false, diff, tmp / "diff", tmp / "baseline", bv, v);
+  auto bad = exact.judge_evaluated(r.json["hash"], false, diff, tmp / "diff", tmp / "baseline", bv.output_check, v);
   EXPECT_EQ(bad.kind, OutputCheckResult::Kind::mismatch);
   EXPECT_NE(bad.reason.find("first differing chunk 3 of 4 (bytes 768..1023)"), std::string::npos) << bad.reason;
   EXPECT_TRUE(fs::exists(tmp / "diff" / "output.bin"));
-  EXPECT_EQ(exact.judge_evaluated(nlohmann::json::object(), false, diff, tmp / "diff", tmp / "baseline", bv, v).kind,
+  EXPECT_EQ(exact.judge_evaluated(nlohmann::json::object(), false, diff, tmp / "diff", tmp / "baseline", bv.output_check, v).kind,
             OutputCheckResult::Kind::run_failed);
 
   // compare reference (a dump), tolerance 0: the program itself says the values differ.
   fs::create_directories(tmp / "ref2");
   fs::remove(tmp / "diff" / "output.bin");
   OutputCheck tight(*backend, {}, 0.0);
-  nlohmann::json cv;
+  ValidationRecord cv;
   ASSERT_EQ(OutputCheck(*backend, {}, 1e-6).record_baseline(base, tmp / "ref2", cv).kind, OutputCheckResult::Kind::ok);
-  auto cargs = tight.evaluate_args(tmp / "diff", tmp / "ref2", cv);
+  auto cargs = tight.evaluate_args(tmp / "diff", tmp / "ref2", cv.output_check);
   ASSERT_TRUE(cargs);
   EXPECT_EQ(cargs->front(), "--baseline");
   r = evaluate(diff, *cargs);
   EXPECT_EQ(r.process.exit_code, 1);
   ASSERT_TRUE(r.json.contains("compare")) << r.json.dump();
   EXPECT_FALSE(r.json.contains("time"));  // stops at the first failing part
-  auto beyond = tight.judge_evaluated(r.json["compare"], true, diff, tmp / "diff", tmp / "ref2", cv, v);
+  auto beyond = tight.judge_evaluated(r.json["compare"], true, diff, tmp / "diff", tmp / "ref2", cv.output_check, v);
   EXPECT_EQ(beyond.kind, OutputCheckResult::Kind::mismatch);
   EXPECT_NE(beyond.reason.find("1 of 256 output values differ"), std::string::npos) << beyond.reason;
 
   // A plain-dump reference has no evaluate form.
-  nlohmann::json dump_ref = {{"output_check", {{"mode", "dump"}}}};
+  OutputReference dump_ref;
+  dump_ref.mode = "dump";
   EXPECT_FALSE(tight.evaluate_args(tmp / "diff", tmp / "baseline", dump_ref));
-  EXPECT_FALSE(tight.evaluate_args(tmp / "diff", tmp / "baseline", nlohmann::json::object()));
+  EXPECT_FALSE(tight.evaluate_args(tmp / "diff", tmp / "baseline", std::nullopt));
 }
 
 TEST_F(OutputCheckStage, AHistoryWithoutAnOutputCheckFallsBackToDumps) {
@@ -196,8 +199,8 @@ TEST_F(OutputCheckStage, AHistoryWithoutAnOutputCheckFallsBackToDumps) {
                   .process.success());
   const auto diff = build("diff", "  return num_pids - 1 - pid;  // SWZ_FAKE_DUMP_DIFF");
   OutputCheck check(*backend, {}, 0.0);
-  nlohmann::json v;
-  auto r = check.check_candidate(diff, tmp / "diff", tmp / "baseline", nlohmann::json::object(), v);
+  ValidationRecord v;
+  auto r = check.check_candidate(diff, tmp / "diff", tmp / "baseline", std::nullopt, v);
   EXPECT_EQ(r.kind, OutputCheckResult::Kind::mismatch);
   EXPECT_NE(r.reason.find("output bytes differ"), std::string::npos) << r.reason;
 }

@@ -438,14 +438,16 @@ TEST(PromptBuilderTriton, ATritonProgramGetsThePythonTemplatesAndSignature) {
 TEST(PromptBuilder, PredictionsStandBesideMeasurementsAndAreLeftOutWhenUnaware) {
   Fixture f = make_fixture();
   ASSERT_TRUE(f.history.baseline);
-  f.history.baseline->predicted = {{"l2_hit_pct", 41.25}};
+  f.history.baseline->predicted = PredictionSummary{};
+  f.history.baseline->predicted->l2_hit_pct = 41.25;
   Attempt a;
   a.iteration = 3;
   a.proposer = "builtin";
   a.label = "grouped_m(G=8)";
   a.status = AttemptStatus::rejected_mapping;
   a.reason = "not a bijection";
-  a.predicted = {{"l2_hit_pct", 88.5}};
+  a.predicted = PredictionSummary{};
+  a.predicted->l2_hit_pct = 88.5;
   f.history.attempts.push_back(a);
   const auto aware = builder(ContextMode::aware);
   EXPECT_TRUE(has(aware.baseline_report(f.history), "predicted an L2 hit rate of 41.25 %")) << aware.baseline_report(f.history);

@@ -26,7 +26,8 @@ OptimizeSummary sample() {
   h.kernel_path = "/k/gemm.hip";
   h.kernel_name = "gemm";
   h.state = "completed";
-  h.hardware = {{"name", "Test GPU"}};
+  h.hardware = HardwareProfile{};
+  h.hardware->name = "Test GPU";
   h.stopped_because = "iteration budget reached";
   h.baseline = measured(0, "identity (original region)", AttemptStatus::ok, 50.0, 2.0, 1.0);
   h.attempts.push_back(measured(1, "die_rr", AttemptStatus::ok, 70.0, 1.6, 1.25));

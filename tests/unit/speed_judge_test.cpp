@@ -85,7 +85,7 @@ class SpeedJudge : public ::testing::Test {
 TEST_F(SpeedJudge, InterleavesAndFindsAPlantedSpeedup) {
   auto a = program(dir, "base", {2.00, 2.02, 1.98, 2.01, 2.00, 1.99}, log);
   auto b = program(dir, "cand", {1.90, 1.91, 1.89, 1.92, 1.90, 1.90}, log);
-  auto c = compare_speed(backend, a, b, args, "", six(), std::chrono::seconds(10));
+  auto c = compare_speed(backend, a, b, args, Regime::unnamed, six(), std::chrono::seconds(10));
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->runs, 12);  // 2 x rounds time-mode runs
   // A B, B A, B A, A B, A B, B A: each member first in half the rounds.
@@ -105,7 +105,7 @@ TEST_F(SpeedJudge, SameProgramTwiceIsNotSignificant) {
   // Each program counts its own runs, so both members of round i print value i: the
   // rounds drift (1.1 vs 0.9) but every ratio is exactly 1.
   auto b = program(dir, "twin", {1.0, 1.1, 0.9, 1.05, 0.95, 1.0}, log);
-  auto c = compare_speed(backend, a, b, args, "", six(), std::chrono::seconds(10));
+  auto c = compare_speed(backend, a, b, args, Regime::unnamed, six(), std::chrono::seconds(10));
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_FALSE(c->ratio.significant);
   EXPECT_DOUBLE_EQ(c->ratio.estimate, 1.0);
@@ -114,20 +114,20 @@ TEST_F(SpeedJudge, SameProgramTwiceIsNotSignificant) {
 TEST_F(SpeedJudge, AFailingRunIsAnErrorNamingWhich) {
   auto a = program(dir, "base", {1.0}, log);
   auto b = program(dir, "cand", {1.0}, log, 3);
-  auto c = compare_speed(backend, a, b, args, "", six(), std::chrono::seconds(10));
+  auto c = compare_speed(backend, a, b, args, Regime::unnamed, six(), std::chrono::seconds(10));
   ASSERT_FALSE(c);
   EXPECT_NE(c.error().message.find("candidate time mode failed"), std::string::npos) << c.error().message;
   EXPECT_EQ(test::read_text(log), "base\ncand\n");  // stopped at the first failure
   JudgeSettings none = six();
   none.min_rounds = 0;
-  EXPECT_FALSE(compare_speed(backend, a, b, args, "", none, std::chrono::seconds(10)));
+  EXPECT_FALSE(compare_speed(backend, a, b, args, Regime::unnamed, none, std::chrono::seconds(10)));
 }
 
 TEST_F(SpeedJudge, ServingProgramsAreStartedOnceAndAskedInTurn) {
   auto a = serving_program(dir, "base", {2.00, 2.02, 1.98, 2.01, 2.00, 1.99}, log);
   auto b = serving_program(dir, "cand", {1.90, 1.91, 1.89, 1.92, 1.90, 1.90}, log);
   const std::chrono::milliseconds pause{RegimeSettings{}.pause_ms};
-  auto c = compare_speed(backend, a, b, args, "", six(pause), std::chrono::seconds(10));
+  auto c = compare_speed(backend, a, b, args, Regime::unnamed, six(pause), std::chrono::seconds(10));
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_TRUE(c->served);
   EXPECT_EQ(c->runs, 12);
@@ -150,7 +150,7 @@ TEST_F(SpeedJudge, ServingProgramsAreStartedOnceAndAskedInTurn) {
 TEST_F(SpeedJudge, ServedWithoutAPauseAsksBackToBackAndSaysSo) {
   auto a = serving_program(dir, "base", {2.00, 2.02, 1.98, 2.01, 2.00, 1.99}, log);
   auto b = serving_program(dir, "cand", {1.90, 1.91, 1.89, 1.92, 1.90, 1.90}, log);
-  auto c = compare_speed(backend, a, b, args, "", six(), std::chrono::seconds(10));
+  auto c = compare_speed(backend, a, b, args, Regime::unnamed, six(), std::chrono::seconds(10));
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_TRUE(c->served);
   EXPECT_EQ(nlohmann::json(*c)["pause_ms"], 0);
@@ -162,7 +162,7 @@ TEST_F(SpeedJudge, WithoutServeModeInEitherProgramBothRunAsProcesses) {
   // The candidate serves, the baseline predates serve mode: both are timed the old way.
   auto a = program(dir, "base", {2.0}, log);
   auto b = serving_program(dir, "cand", {1.0}, log);
-  auto c = compare_speed(backend, a, b, args, "", six(), std::chrono::seconds(10));
+  auto c = compare_speed(backend, a, b, args, Regime::unnamed, six(), std::chrono::seconds(10));
   ASSERT_FALSE(c) << "the candidate stand-in has no time mode";
   EXPECT_NE(c.error().message.find("candidate time mode failed"), std::string::npos) << c.error().message;
   // Every program is started before any ready line is read (their set-ups overlap), so the
@@ -175,7 +175,7 @@ TEST_F(SpeedJudge, WithoutServeModeInEitherProgramBothRunAsProcesses) {
 TEST_F(SpeedJudge, AServingProgramThatDiesIsAnErrorNamingWhich) {
   auto a = serving_program(dir, "base", {1.0}, log);
   auto b = serving_program(dir, "cand", {1.0}, log, 3);
-  auto c = compare_speed(backend, a, b, args, "", six(), std::chrono::seconds(10));
+  auto c = compare_speed(backend, a, b, args, Regime::unnamed, six(), std::chrono::seconds(10));
   ASSERT_FALSE(c);
   EXPECT_NE(c.error().message.find("candidate time mode failed"), std::string::npos) << c.error().message;
   EXPECT_NE(c.error().message.find("exit code 3"), std::string::npos) << c.error().message;
@@ -187,7 +187,7 @@ TEST_F(SpeedJudge, AServingProgramThatHangsIsKilledAtTheTimeout) {
   test::write_text(hang, "#!/bin/sh\necho '{\"mode\":\"serve\",\"ready\":true}'\nexec sleep 1000\n");
   ::chmod(hang.c_str(), 0755);
   const auto t0 = std::chrono::steady_clock::now();
-  auto c = compare_speed(backend, a, hang, args, "", six(), std::chrono::seconds(1));
+  auto c = compare_speed(backend, a, hang, args, Regime::unnamed, six(), std::chrono::seconds(1));
   ASSERT_FALSE(c);
   EXPECT_NE(c.error().message.find("timed out"), std::string::npos) << c.error().message;
   // The 1 s timeout and the kill, not the hang's 1000 s.
@@ -223,7 +223,7 @@ JudgeSettings tournament_settings(int min_rounds = 6, int max_rounds = 12) {
 TEST(Tournament, NamesAPowerHeadroomWinAsTheOrdersOwnEffect) {
   test::PowerCappedGpu gpu({kHungryIdentity, kCoolGrouped}, power_capped_sustained());
   ASSERT_LT(gpu.clock_mhz(0), gpu.clock_mhz(1) * 0.95) << "the model's identity must run at a lower clock";
-  auto t = run_tournament(gpu, "sustained", tournament_settings(), {"identity", "grouped_m(G=8)"});
+  auto t = run_tournament(gpu, Regime::sustained, tournament_settings(), {"identity", "grouped_m(G=8)"});
   ASSERT_TRUE(t) << t.error().message;
   const SpeedComparison& c = t->candidates[0];
   EXPECT_TRUE(c.decisive()) << c.untrusted;
@@ -250,7 +250,7 @@ TEST(Tournament, NamesNoWinnerOnAnEqualPairUnderDrift) {
   m.drift_per_s = -0.01;  // 1 % of the cap per second: ~25 % over the tournament
   m.noise = 0.01;
   test::PowerCappedGpu gpu({kHungryIdentity, kHungryIdentity}, m);
-  auto t = run_tournament(gpu, "sustained", tournament_settings());
+  auto t = run_tournament(gpu, Regime::sustained, tournament_settings());
   ASSERT_TRUE(t) << t.error().message;
   const SpeedComparison& c = t->candidates[0];
   EXPECT_FALSE(c.ratio.significant) << format_ratio(c.ratio);
@@ -263,7 +263,7 @@ TEST(Tournament, FlagsAThrottleOnlyOneMemberSaw) {
   PowerModel m;  // burst
   test::PowerCappedGpu gpu({kHungryIdentity, kCoolGrouped}, m);
   gpu.throttle(1, 3);
-  auto t = run_tournament(gpu, "burst", tournament_settings(6, 6));
+  auto t = run_tournament(gpu, Regime::burst, tournament_settings(6, 6));
   ASSERT_TRUE(t) << t.error().message;
   const SpeedComparison& c = t->candidates[0];
   EXPECT_FALSE(c.trusted);
@@ -274,7 +274,7 @@ TEST(Tournament, FlagsAThrottleOnlyOneMemberSaw) {
 
 TEST(Tournament, StopsEarlyOnADecisivePairAndRunsOnWhenUndecided) {
   test::PowerCappedGpu fast({kHungryIdentity, kCoolGrouped}, PowerModel{});
-  auto t = run_tournament(fast, "burst", tournament_settings(6, 40));
+  auto t = run_tournament(fast, Regime::burst, tournament_settings(6, 40));
   ASSERT_TRUE(t) << t.error().message;
   EXPECT_EQ(t->rounds, 6);
   EXPECT_EQ(fast.requests()[0], 6);
@@ -283,7 +283,7 @@ TEST(Tournament, StopsEarlyOnADecisivePairAndRunsOnWhenUndecided) {
   JudgeSettings j = tournament_settings(6, 40);
   j.budget_s = 2.0;
   j.pause = std::chrono::milliseconds(100);
-  auto u = run_tournament(equal, "burst", j);
+  auto u = run_tournament(equal, Regime::burst, j);
   ASSERT_TRUE(u) << u.error().message;
   EXPECT_GT(u->rounds, 6);
   EXPECT_LT(u->rounds, 40);
@@ -294,7 +294,7 @@ TEST(Tournament, AMemberSignificantlySlowerThanTheLeaderLeavesTheRace) {
   const SimMember slow{0.78, 0.15, 1.0};  // a little better than the identity, far behind grouped
   const SimMember twin{0.72, 0.05, 0.3};
   test::PowerCappedGpu gpu({kHungryIdentity, slow, kCoolGrouped, twin}, PowerModel{});
-  auto t = run_tournament(gpu, "burst", tournament_settings(6, 10), {"identity", "slow", "grouped", "twin"});
+  auto t = run_tournament(gpu, Regime::burst, tournament_settings(6, 10), {"identity", "slow", "grouped", "twin"});
   ASSERT_TRUE(t) << t.error().message;
   EXPECT_EQ(t->candidates[0].left_after, 6) << "left after the first look";
   EXPECT_NE(t->candidates[0].left_because.find("significantly slower than"), std::string::npos);
@@ -317,7 +317,7 @@ TEST(Tournament, ARatioThatTrendsWithTimeIsUntrusted) {
   test::PowerCappedGpu gpu({kHungryIdentity, drifting}, m);
   JudgeSettings j = tournament_settings(12, 12);
   j.pause = std::chrono::milliseconds(1000);
-  auto t = run_tournament(gpu, "burst", j);
+  auto t = run_tournament(gpu, Regime::burst, j);
   ASSERT_TRUE(t) << t.error().message;
   const SpeedComparison& c = t->candidates[0];
   EXPECT_FALSE(c.trusted);
@@ -337,7 +337,7 @@ TEST(Tournament, RoundOrdersAlternateWhoGoesFirst) {
 
 TEST(JudgeRules, RoundsThatDisagreeBeyondNoiseAreUntrusted) {
   SpeedComparison c;
-  c.regime = "burst";
+  c.regime = Regime::burst;
   c.baseline_ms = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
   c.candidate_ms = {0.9, 1.1, 0.9, 1.1, 0.9, 1.1};
   ASSERT_TRUE(judge_comparison(c));
@@ -368,7 +368,7 @@ TEST(JudgeRules, ARegimeNotHeldIsUntrustedWithTheProgramsSentence) {
     void pause(std::chrono::milliseconds) override {}
     double now_s() const override { return 0; }
   } timer;
-  auto t = run_tournament(timer, "sustained", tournament_settings(6, 6));
+  auto t = run_tournament(timer, Regime::sustained, tournament_settings(6, 6));
   ASSERT_TRUE(t) << t.error().message;
   EXPECT_FALSE(t->candidates[0].decisive());
   EXPECT_NE(t->candidates[0].untrusted.find("not reached in a candidate run: one pass is too long"), std::string::npos)

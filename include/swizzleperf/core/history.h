@@ -13,6 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "swizzleperf/core/attempt_parts.h"
+#include "swizzleperf/core/hardware.h"
+#include "swizzleperf/core/judge_record.h"
 #include "swizzleperf/core/program_info.h"
 #include "swizzleperf/core/run_config.h"
 #include "swizzleperf/util/file_io.h"
@@ -52,10 +55,14 @@ struct Attempt {
   std::string reason;                // one line when status != ok
   std::string region;                // the region code tried
   std::string diff;                  // unified diff against the original region
-  nlohmann::json proposal = nlohmann::json::object();    // reasoning, critique, rationale, llm usage
-  nlohmann::json mapping = nlohmann::json::object();     // MappingReport
-  nlohmann::json build = nlohmann::json::object();       // ok, seconds, log excerpt
-  nlohmann::json validation = nlohmann::json::object();  // verify cases, output comparison
+  // Build defines the candidate was built with (core/candidate.h); with the mapping hash
+  // they are the duplicate key. Empty for every candidate today (not written then).
+  std::map<std::string, std::string> defines;
+  // Each stage's typed part (core/attempt_parts.h); absent: the stage did not run.
+  ProposalRecord proposal;                 // what the proposer said (reasoning, critique, LLM usage)
+  std::optional<MappingRecord> mapping;    // check: the host mapping check
+  std::optional<BuildRecord> build;        // build
+  ValidationRecord validation;             // evaluate: verify, the output comparison
   std::optional<Metrics> metrics;
   std::optional<Timing> timing;
   std::optional<double> speedup;     // baseline median / this median, same run; for a re-checked
@@ -66,27 +73,33 @@ struct Attempt {
   std::optional<double> speedup_ci_low;
   std::optional<double> speedup_ci_high;
   std::optional<bool> significant;
-  // The regime the speedup above was measured in (burst | sustained; empty: unnamed).
+  // The regime the speedup above was measured in (burst | sustained | unnamed).
   // With --regime both it is burst's, and `significant` holds only when every regime's
   // interval excludes 1.0 on the same side and every measurement could be trusted;
-  // recheck["regimes"] has each regime's comparison.
-  std::string speedup_regime;
+  // recheck->regimes has each regime's comparison.
+  Regime speedup_regime = Regime::unnamed;
   // Energy per run against the baseline's (candidate / baseline: < 1 uses less),
   // from sustained measurements: one-shot, then the re-check's interval.
   std::optional<double> energy_ratio;
   std::optional<double> energy_ci_low;
   std::optional<double> energy_ci_high;
   std::optional<bool> energy_significant;
-  nlohmann::json recheck = nlohmann::json::object();  // per-round times, rounds, one-shot speedup
-  // The locality model's prediction for this order (model/prediction.h summary_json: L2 hit
-  // %, DRAM bytes, cross-die bytes, per die), made before it ran; empty when the program
-  // declares no footprint. Kept beside `metrics` so every run measures the model's error.
-  nlohmann::json predicted = nlohmann::json::object();
+  // judge: the re-check's per-regime comparisons with their per-round data (only finalists).
+  std::optional<Recheck> recheck;
+  // The locality model's prediction for this order (model/prediction.h), made in the
+  // check before it ran; absent when the program declares no footprint. Kept beside
+  // `metrics` so every run measures the model's error.
+  std::optional<PredictionSummary> predicted;
   std::map<std::string, double> stage_seconds;  // propose, check, build, verify, time, profile
   std::string started_at;            // ISO-8601 UTC
   double wall_seconds = 0;
 
   bool validated() const { return status == AttemptStatus::ok; }
+  // Two attempts with the same key compute the same thing: the build defines and the
+  // mapping's hash on the candidate's grid ("" : not checked or not a bijection).
+  std::pair<std::map<std::string, std::string>, std::string> duplicate_key() const {
+    return {defines, mapping ? mapping->mapping_hash : std::string()};
+  }
 };
 
 void to_json(nlohmann::json& j, const Attempt& a);
@@ -114,7 +127,7 @@ struct RunHistory {
   std::string kernel_hash;           // "fnv1a64:..." of the whole kernel file; resume refuses a changed kernel
   RunConfig config;                  // every setting of the run (core/run_config.h)
   ProgramInfo program_info;          // the program's info line, from the baseline
-  nlohmann::json hardware = nlohmann::json::object();  // HardwareProfile
+  std::optional<HardwareProfile> hardware;  // the device (absent: the run never queried it)
   std::string created_at;
   std::string updated_at;
   std::string state = "running";     // running | completed | interrupted | failed
@@ -122,12 +135,11 @@ struct RunHistory {
   double last_session_wall_s = 0;    // the last session's wall time
   std::optional<Attempt> baseline;
   std::vector<Attempt> attempts;     // iteration 1..N in order
-  // The speed judge's record (loop/speed_judge: the finalists, then per regime its
+  // The speed judge's record (core/judge_record.h: the finalists, then per regime its
   // tournament: every member's rounds, clocks and energies, the order they ran in, each
-  // finalist's ratios and verdict, why it stopped), serialised by the loop; empty until a
-  // judge ran. judged_attempts: attempts.size() when it ran (a resume that adds
-  // attempts judges again).
-  nlohmann::json judge = nlohmann::json::object();
+  // finalist's ratios and verdict, why it stopped); absent until a judge ran.
+  // judged_attempts: attempts.size() when it ran (a resume that adds attempts judges again).
+  std::optional<JudgeRecord> judge;
   int judged_attempts = 0;
 
   // The run's objective (config.objective; a history written before the option

@@ -16,8 +16,11 @@
 //             search; gate and sweep judge their one candidate (recheck).
 //   profile   the profiler's metrics over the run's launch window
 //
-// Each stage writes what it learns into the Attempt (its record in the history),
-// the stage's wall time into stage_seconds, and its artefacts into the attempt's
+// A Candidate (core/candidate.h) enters at check. Each stage writes what it learns
+// into its typed part of the Attempt (its record in the history; core/attempt_parts.h):
+// check -> mapping, predicted; build -> build; evaluate -> validation, timing, speedup;
+// judge -> recheck (core/judge_record.h) and the verdict; profile -> metrics. The
+// stage's wall time goes into stage_seconds, and its artefacts into the attempt's
 // directory. A StageResult says whether to go on: a candidate's failure sets the
 // attempt's status and reason; a failure of the machine (an artefact that cannot
 // be written: a full disk) is `environment`, which stops the run instead of
@@ -25,11 +28,13 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "swizzleperf/backend/backend.h"
 #include "swizzleperf/model/locality_predictor.h"
+#include "swizzleperf/core/candidate.h"
 #include "swizzleperf/core/hardware.h"
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/program_info.h"
@@ -44,7 +49,9 @@ namespace swz {
 // gate) or for one size (sweep).
 struct MeasureSetup {
   HardwareProfile hw;
-  ProgramInfo program;              // grid, dump tolerance, kernel filter (from info mode)
+  // The program's info line at this size: dump tolerance, kernel filter, launches, and
+  // the grid of a candidate without defines (a candidate's own grid: Candidate::grid).
+  ProgramInfo program;
   LaunchWindow window;              // which launches a profile collects
   std::vector<int> size;            // --size for the program; empty: its default
   int time_reps = 30;
@@ -91,12 +98,17 @@ class AttemptPipeline {
   // The program's info line at the setup's size (the baseline's binary), written to dir/info.json.
   Result<ProgramInfo> read_info(const std::filesystem::path& exe, const std::filesystem::path& dir);
 
-  // Host mapping check; sets a.mapping (with mapping_hash and the tile map). A
-  // mapping equal to the identity or to one of `earlier` is a duplicate.
-  StageResult check(Attempt& a, const ValidRegion& region, const std::filesystem::path& dir,
-                     const std::vector<Attempt>& earlier);
+  // Host mapping check of `candidate` (its region validated as `region`) on its grid
+  // (grid_of) and the ragged neighbours; sets a.mapping (the report, the mapping hash,
+  // the tile map), a.defines and a.predicted. A duplicate: the identity on that grid
+  // (a candidate without defines), or an attempt of `earlier` with the same
+  // duplicate key (defines, mapping hash).
+  StageResult check(Attempt& a, const Candidate& candidate, const ValidRegion& region,
+                    const std::filesystem::path& dir, const std::vector<Attempt>& earlier);
+  // The grid a candidate is checked on: its own, or the program's when it has none.
+  TileGrid grid_of(const Candidate& candidate) const;
   // Builds `source` (the spliced kernel) to dir/kernel, taking a prefetched build if
-  // the pool has one; sets a.build and the build log.
+  // the pool has one; sets a.build (BuildRecord) and the build log.
   StageResult build(Attempt& a, BuildPool& pool, const std::string& source, const std::filesystem::path& dir);
   // The baseline: verify, record the output reference in dir, time.
   StageResult measure_reference(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& dir);
@@ -108,7 +120,7 @@ class AttemptPipeline {
   // and the finalists (finalists[i]'s program at exes[i]); sets each finalist's
   // speedup, its interval, significant, energy ratio and its `recheck` record (every
   // regime's comparison). Returns the tournaments, for the history. A tournament that
-  // fails (a request failed) is recorded in each finalist's recheck["error"] and leaves
+  // fails (a request failed) is recorded in each finalist's Recheck::error and leaves
   // the regimes measured before it: it never fails an attempt.
   std::vector<Tournament> judge(const std::vector<Attempt*>& finalists, const std::vector<std::filesystem::path>& exes,
                                 const std::filesystem::path& baseline_exe);
@@ -128,7 +140,9 @@ class AttemptPipeline {
   ProcessRunner& runner_;
   MeasureSetup setup_;
   bool evaluate_unsupported_ = false;  // the program answered evaluate with a usage error
-  std::string identity_hash_;          // the identity table's hash on the setup's grid, made once
+  // The identity table's hash on a grid, made once per grid (candidates may differ in grid).
+  const std::string& identity_hash(TileGrid grid);
+  std::map<std::pair<unsigned, unsigned>, std::string> identity_hashes_;
 };
 
 // Identity pid -> tile table's hash on `grid`, as check() stores mapping hashes.

@@ -40,12 +40,13 @@ class Optimizer {
   // One iteration: propose, validate, the pipeline. Error: the machine failed (not
   // recorded; resume redoes it). nullopt: interrupted, or the proposer is exhausted.
   Result<std::optional<Attempt>> next_attempt(int iteration);
-  // The pipeline's stages for a validated proposal, into `a` (its proposal fields set).
-  StageResult evaluate(Attempt& a, const ValidRegion& region, const std::filesystem::path& dir);
-  // The judge over the finalists, once the search is over (again on a resume that added
-  // attempts); its record into the history. Error: the machine failed.
+  // The pipeline's stages for a candidate whose region was validated, into `a` (its
+  // proposal fields set).
+  StageResult evaluate(Attempt& a, const Candidate& candidate, const ValidRegion& region,
+                       const std::filesystem::path& dir);
+  // The judge over the finalists (loop/finalist_judge), once the search is over (again on
+  // a resume that added attempts); its record into the history. Error: the machine failed.
   Status judge_finalists();
-  Status ensure_exe(const std::filesystem::path& dir);  // a resumed run rebuilds a binary for the judge
   Status record(Attempt a);      // append, save, best.hip, observers
   Status write_best();
   Status save();

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "swizzleperf/backend/backend.h"
+#include "swizzleperf/core/attempt_parts.h"
 
 namespace swz {
 
@@ -37,15 +38,14 @@ class OutputCheck {
   OutputCheck(Backend& backend, std::vector<std::string> size_args, double dump_tol);
 
   // Records the baseline's reference in dir (the baseline's attempt dir) and
-  // describes it in validation["output_check"] (mode, hash, bytes, chunk_bytes, file).
+  // describes it in validation.output_check (mode, hash, bytes, chunk_bytes, file).
   OutputCheckResult record_baseline(const std::filesystem::path& exe, const std::filesystem::path& dir,
-                                    nlohmann::json& validation);
-  // Compares a candidate with the reference that baseline_validation describes
-  // (a history without "output_check" was written with dumps: dump + host compare).
-  // Writes validation["full_size_output"].
+                                    ValidationRecord& validation);
+  // Compares a candidate with the baseline's `reference` (absent: a history written
+  // with dumps, before hash mode: dump + host compare). Writes validation.full_size_output.
   OutputCheckResult check_candidate(const std::filesystem::path& exe, const std::filesystem::path& dir,
                                     const std::filesystem::path& baseline_dir,
-                                    const nlohmann::json& baseline_validation, nlohmann::json& validation);
+                                    const std::optional<OutputReference>& reference, ValidationRecord& validation);
 
   // For the program's evaluate mode (verify + output check + time in one process):
   // the output-check options that match the baseline's reference, {"--chunks",
@@ -53,22 +53,22 @@ class OutputCheck {
   // for a plain-dump reference, which evaluate cannot check.
   std::optional<std::vector<std::string>> evaluate_args(const std::filesystem::path& dir,
                                                         const std::filesystem::path& baseline_dir,
-                                                        const nlohmann::json& baseline_validation) const;
+                                                        const std::optional<OutputReference>& reference) const;
   // Judges the output part of an evaluate line (its "hash" or "compare" object, or
   // the program's error line when the compare itself failed with exit 1) by the same
   // rules as check_candidate, including the dump kept on a mismatch.
   OutputCheckResult judge_evaluated(const nlohmann::json& part, bool exited_1, const std::filesystem::path& exe,
                                     const std::filesystem::path& dir, const std::filesystem::path& baseline_dir,
-                                    const nlohmann::json& baseline_validation, nlohmann::json& validation);
+                                    const std::optional<OutputReference>& reference, ValidationRecord& validation);
 
  private:
   OutputCheckResult judge_hash(const nlohmann::json& line, const std::filesystem::path& exe,
                                const std::filesystem::path& dir, const std::filesystem::path& baseline_dir,
-                               const nlohmann::json& ref, nlohmann::json& validation);
+                               const OutputReference& ref, ValidationRecord& validation);
   OutputCheckResult judge_compare(const nlohmann::json& line, bool exited_1, const std::filesystem::path& exe,
-                                  const std::filesystem::path& dir, nlohmann::json& validation);
+                                  const std::filesystem::path& dir, ValidationRecord& validation);
   OutputCheckResult mismatch(const std::filesystem::path& exe, const std::filesystem::path& dir,
-                             const std::string& what, nlohmann::json& validation);
+                             const std::string& what, ValidationRecord& validation);
   ProgramRun run(const std::filesystem::path& exe, std::vector<std::string> args);
   OutputCheckResult run_failed(const char* mode, const ProgramRun& r);
   // Runs dump into dir/output.bin after a mismatch; returns " (candidate output kept in PATH)"

@@ -55,6 +55,7 @@
 #include <nlohmann/json.hpp>
 
 #include "swizzleperf/backend/backend.h"
+#include "swizzleperf/core/judge_record.h"
 #include "swizzleperf/loop/member_timer.h"
 #include "swizzleperf/util/result.h"
 #include "swizzleperf/util/stats.h"
@@ -78,81 +79,29 @@ struct JudgeSettings {
   double warm_s = 2.0;                     // sustained: the baseline, untimed, before round 1
 };
 
-// One candidate against the baseline in one regime.
-struct SpeedComparison {
-  std::string regime;                // burst | sustained; empty: unnamed (no regime options)
-  std::string label;                 // the candidate's, for the record
-  PairedRatio ratio;                 // speedup = baseline / candidate, its interval, significant
-  std::vector<double> baseline_ms;   // per round, in round order (the rounds this candidate ran)
-  std::vector<double> candidate_ms;
-  double seconds = 0;                // wall time of the whole tournament it was part of
-  int runs = 0;                      // timing requests the tournament made
-  bool served = false;               // the runs were requests to serving programs
-  int pause_ms = 0;                  // burst: the pause before each request after the first
-  // Per round, as each run reported them (-1: the platform did not say).
-  std::vector<double> baseline_mhz, candidate_mhz;  // median SM clock of the run
-  std::vector<double> baseline_mj, candidate_mj;    // energy per run (sustained; -1 unknown)
-  int baseline_discarded = 0, candidate_discarded = 0;  // burst samples re-taken below the threshold
-  long long clock_reasons = 0;       // OR of every run's clock event reasons
-  long long baseline_reasons = 0, candidate_reasons = 0;  // the same, per member
-  std::string clock_note;            // a clock gap between the members, named as the order's effect
-  std::optional<PairedRatio> energy; // candidate / baseline energy per run, when every round has both
-  int left_after = 0;                // the round after which it left the race (0: it stayed)
-  std::string left_because;
-  bool trusted = true;
-  std::string untrusted;             // one line: why no winner may be named on it
-  // Significant and trusted.
-  bool decisive() const { return trusted && ratio.significant; }
-};
-
-void to_json(nlohmann::json& j, const SpeedComparison& c);
-
 // The verdict's rules (see above) on c's rounds: sets ratio, energy, clock_note and,
 // unless already untrusted, trusted/untrusted. Error when the rounds cannot give a ratio.
 Status judge_comparison(SpeedComparison& c);
 
-// One member's rounds as measured.
-struct MemberSeries {
-  std::string label;
-  std::vector<double> ms, mhz, mj;
-  long long reasons = 0;
-  int discarded = 0;
-  std::string problem;  // the first run that could not hold the regime: its sentence
-};
-
-struct Tournament {
-  std::string regime;
-  std::vector<MemberSeries> members;         // [0] the baseline
-  std::vector<std::vector<int>> order;       // per round, the members in the order they ran
-  std::vector<SpeedComparison> candidates;   // members[i + 1] against the baseline
-  int rounds = 0;
-  int runs = 0;
-  double seconds = 0;                        // the whole tournament, warm-up included
-  double warm_seconds = 0;
-  bool served = false;
-  int pause_ms = 0;
-  std::string stop;                          // why it stopped, one phrase
-  int leader = -1;                           // candidates[] index with the largest speedup; -1: none
-};
-
-void to_json(nlohmann::json& j, const Tournament& t);
+// SpeedComparison, MemberSeries and Tournament, the records this judge fills, are
+// core/judge_record.h's (core/history serialises them).
 
 // Round `round`'s order of the members in `active`: rotated by round, reversed every
 // other cycle of active.size() rounds.
 std::vector<int> round_order(const std::vector<int>& active, int round);
 
-// The tournament over timer's members (0: the baseline) in `regime` ("burst",
-// "sustained" or "" for programs from before regimes: burst's pauses, no warm-up).
+// The tournament over timer's members (0: the baseline) in `regime` (burst,
+// sustained, or unnamed for programs from before regimes: burst's pauses, no warm-up).
 // labels[i] names member i in the record. Error: a request failed (naming the member),
 // or Ctrl-C (kind interrupted).
-Result<Tournament> run_tournament(MemberTimer& timer, const std::string& regime, const JudgeSettings& settings,
+Result<Tournament> run_tournament(MemberTimer& timer, Regime regime, const JudgeSettings& settings,
                                   const std::vector<std::string>& labels = {});
 
 // Two programs: a tournament with one candidate, through ProgramTimer. `args` are the
 // time-mode arguments both programs get ({"time", "--reps", "30", ...}).
 Result<SpeedComparison> compare_speed(Backend& backend, const std::filesystem::path& exe_base,
                                       const std::filesystem::path& exe_cand, const std::vector<std::string>& args,
-                                      const std::string& regime, const JudgeSettings& settings,
+                                      Regime regime, const JudgeSettings& settings,
                                       std::chrono::seconds timeout);
 
 }  // namespace swz

@@ -40,7 +40,7 @@ struct SweepPoint {
   std::optional<double> speedup, speedup_ci_low, speedup_ci_high;
   std::optional<bool> significant;
   std::string regime;                      // the speedup's regime (burst | sustained; empty: unnamed)
-  nlohmann::json regimes;                  // each regime's comparison (the re-check's "regimes")
+  std::vector<SpeedComparison> regimes;    // each named regime's comparison (the re-check's)
   std::string untrusted;                   // why the verdict names no winner on a measurement
   Objective objective = Objective::time;
 };

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "swizzleperf/core/attempt_parts.h"
 #include "swizzleperf/model/footprint.h"
 #include "swizzleperf/model/locality_sim.h"
 #include "swizzleperf/model/machine_model.h"
@@ -39,7 +40,8 @@ bool predicted_better(const Prediction& a, const Prediction& b);
 
 nlohmann::json to_json_value(const Prediction& p);
 // The short form kept in history.json and the LLM prompt: hit %, DRAM bytes, cross-die bytes.
-nlohmann::json summary_json(const Prediction& p);
+PredictionSummary prediction_summary(const Prediction& p);
+nlohmann::json summary_json(const Prediction& p);  // prediction_summary's JSON
 // A table: one row per die and a total row; a header naming the machine and the order.
 std::string render_prediction(const Prediction& p);
 

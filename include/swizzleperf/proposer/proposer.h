@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "swizzleperf/model/locality_predictor.h"
+#include "swizzleperf/core/candidate.h"
 #include "swizzleperf/core/hardware.h"
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/core/kernel_source.h"
@@ -20,7 +21,9 @@ namespace swz {
 
 struct ProposalContext {
   const KernelSource& kernel;
-  TileGrid grid;                      // the kernel's tile grid at its default size
+  // The program's tile grid at the run's size: the grid of a candidate without defines
+  // (a candidate carries its own, Candidate::grid, which the loop checks it on).
+  TileGrid grid;
   const HardwareProfile& hardware;
   const RunHistory& history;          // baseline + every earlier attempt
   std::filesystem::path attempt_dir;  // prompts/replies may be saved here
@@ -31,13 +34,14 @@ struct ProposalContext {
   const LocalityPredictor* predictor = nullptr;
 };
 
-struct Proposal {
-  std::string region;                 // the complete new region (between the markers)
-  std::string label;                  // short name of the pattern
+// A candidate (core/candidate.h: region, label, family/parameter, defines) with the
+// proposer's account of it; the loop records the account in the attempt's
+// ProposalRecord and tries the candidate.
+struct Proposal : Candidate {
   std::string reasoning;
   nlohmann::json critique = nlohmann::json::array();  // one entry per earlier attempt
   std::string rationale;
-  nlohmann::json meta = nlohmann::json::object();     // family/params, token usage, latency
+  nlohmann::json meta = nlohmann::json::object();     // the LLM's model, token usage, latency
 };
 
 class Proposer {
@@ -49,7 +53,8 @@ class Proposer {
   // An Error of kind exhausted (exhausted_error()) means nothing new is left.
   virtual Result<Proposal> propose(const ProposalContext& context) = 0;
   // What the last propose() that failed cost, for its attempt record (the LLM
-  // proposer: usage and latency per call, {"calls": [...]}). Default: nothing.
+  // proposer: usage and latency per call, {"calls": [...]}), kept in the attempt's
+  // ProposalRecord::account. Default: nothing.
   virtual nlohmann::json failure_meta() const { return nlohmann::json::object(); }
   // Called once before a run spends GPU time: can this proposer propose at all (the
   // LLM's endpoint answers)? An Error stops the run with one line (exit 2).

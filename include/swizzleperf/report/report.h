@@ -26,9 +26,11 @@ std::string speed_text(const Attempt& a);
 // or "". A re-check that could not be trusted adds "; no winner named: <why>".
 std::string speed_verdict(const RunHistory& h);
 
-// One regime's re-check of an attempt, read from its recheck JSON (loop/speed_judge).
+// One regime's re-check of an attempt, from its Recheck (core/judge_record.h); a
+// comparison made without regime options (unnamed) shows its speedup and interval only.
 struct RegimeView {
-  std::string regime;                    // burst | sustained | "" (unnamed)
+  Regime regime = Regime::unnamed;
+  std::string name() const { return regime_label(regime); }  // burst | sustained | "" (unnamed)
   double speedup = 0, low = 0, high = 0;
   bool significant = false;              // the interval excludes 1.0
   bool trusted = true;
