@@ -101,10 +101,13 @@ TEST(OptimizeE2E, TheJudgesTournamentOnAPowerCappedFakeGpu) {
   EXPECT_EQ(sustained["order"].size(), sustained["rounds"].get<std::size_t>());
   EXPECT_GT(sustained["warm_seconds"].get<double>(), 0.0);
   EXPECT_TRUE(sustained["served"].get<bool>());
-  // The winner, significant in both regimes, its clock gap named.
+  // The winner (the largest significant speedup: another finalist may also be significantly,
+  // if barely, faster), significant in both regimes, its clock gap named.
   const nlohmann::json* best = nullptr;
   for (const auto& a : h["attempts"])
-    if (a.value("significant", false) && a.value("speedup", 0.0) > 1.0) best = &a;
+    if (a.value("significant", false) && a.value("speedup", 0.0) > 1.0 &&
+        (!best || a.value("speedup", 0.0) > best->value("speedup", 0.0)))
+      best = &a;
   ASSERT_NE(best, nullptr) << r.err;
   const auto& s = (*best)["recheck"]["regimes"]["sustained"];
   EXPECT_NE(s.value("clock_note", "").find("part of the gain is power headroom"), std::string::npos) << s.dump();
