@@ -13,19 +13,19 @@ namespace swz {
 
 namespace {
 
-enum class Tok { number, name, lparen, rparen, op, end };
+enum class ExprTok { number, name, lparen, rparen, op, end };
 
-struct Token {
-  Tok kind = Tok::end;
+struct ExprToken {
+  ExprTok kind = ExprTok::end;
   std::string text;  // the operator or name as written; digits for a number
   std::size_t at = 0;
 };
 
-bool name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool expr_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool expr_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-Result<std::vector<Token>> tokenize(std::string_view s) {
-  std::vector<Token> out;
+Result<std::vector<ExprToken>> tokenize_expr(std::string_view s) {
+  std::vector<ExprToken> out;
   std::size_t i = 0;
   while (i < s.size()) {
     const char c = s[i];
@@ -35,28 +35,28 @@ Result<std::vector<Token>> tokenize(std::string_view s) {
     }
     if (out.size() >= kMaxExprTokens)
       return make_error(fmt::format("more than {} tokens: write a shorter expression", kMaxExprTokens));
-    Token t;
+    ExprToken t;
     t.at = i;
     if (std::isdigit(static_cast<unsigned char>(c))) {
       std::size_t j = i;
       while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
-      if (j < s.size() && name_char(s[j])) return make_error(fmt::format("column {}: '{}' is not a decimal integer", i + 1, s.substr(i, j + 1 - i)));
-      t.kind = Tok::number;
+      if (j < s.size() && expr_name_char(s[j])) return make_error(fmt::format("column {}: '{}' is not a decimal integer", i + 1, s.substr(i, j + 1 - i)));
+      t.kind = ExprTok::number;
       t.text = std::string(s.substr(i, j - i));
       i = j;
-    } else if (name_start(c)) {
+    } else if (expr_name_start(c)) {
       std::size_t j = i;
-      while (j < s.size() && name_char(s[j])) ++j;
+      while (j < s.size() && expr_name_char(s[j])) ++j;
       t.text = std::string(s.substr(i, j - i));
-      t.kind = (t.text == "and" || t.text == "or" || t.text == "not") ? Tok::op : Tok::name;
+      t.kind = (t.text == "and" || t.text == "or" || t.text == "not") ? ExprTok::op : ExprTok::name;
       i = j;
     } else if (c == '(' || c == ')') {
-      t.kind = c == '(' ? Tok::lparen : Tok::rparen;
+      t.kind = c == '(' ? ExprTok::lparen : ExprTok::rparen;
       t.text = std::string(1, c);
       ++i;
     } else {
       static const char* const two[] = {"||", "&&", "==", "!=", "<=", ">=", "//"};
-      t.kind = Tok::op;
+      t.kind = ExprTok::op;
       for (const char* op : two)
         if (s.substr(i, 2) == op) t.text = op;
       if (t.text.empty()) {
@@ -74,7 +74,7 @@ Result<std::vector<Token>> tokenize(std::string_view s) {
 }  // namespace
 
 Result<IntExpr> IntExpr::parse(std::string_view text) {
-  auto tokens = tokenize(text);
+  auto tokens = tokenize_expr(text);
   if (!tokens) return tokens.error();
   struct Pending {
     Op op;
@@ -98,10 +98,10 @@ Result<IntExpr> IntExpr::parse(std::string_view text) {
   std::vector<Pending> stack;
   std::size_t depth = 0;
   bool want_operand = true;
-  auto where = [&](const Token& t) { return fmt::format("column {}", t.at + 1); };
-  for (const Token& t : *tokens) {
+  auto where = [&](const ExprToken& t) { return fmt::format("column {}", t.at + 1); };
+  for (const ExprToken& t : *tokens) {
     if (want_operand) {
-      if (t.kind == Tok::number) {
+      if (t.kind == ExprTok::number) {
         std::int64_t v = 0;
         for (char c : t.text) {
           if (v > (std::numeric_limits<std::int64_t>::max() - (c - '0')) / 10)
@@ -110,13 +110,13 @@ Result<IntExpr> IntExpr::parse(std::string_view text) {
         }
         e.rpn_.push_back({Op::push_int, v, {}});
         want_operand = false;
-      } else if (t.kind == Tok::name) {
+      } else if (t.kind == ExprTok::name) {
         e.rpn_.push_back({Op::push_name, 0, t.text});
         want_operand = false;
-      } else if (t.kind == Tok::lparen) {
+      } else if (t.kind == ExprTok::lparen) {
         if (++depth > kMaxExprDepth) return make_error(fmt::format("{}: more than {} nested parentheses", where(t), kMaxExprDepth));
         stack.push_back({Op::push_int, 0, false});
-      } else if (t.kind == Tok::op && (t.text == "-" || t.text == "+" || t.text == "!" || t.text == "not")) {
+      } else if (t.kind == ExprTok::op && (t.text == "-" || t.text == "+" || t.text == "!" || t.text == "not")) {
         if (stack.size() > kMaxExprTokens) return make_error(where(t) + ": too many operators in a row");
         stack.push_back({t.text == "-" ? Op::neg : t.text == "+" ? Op::pos : Op::lnot, 7, true});
       } else {
@@ -124,7 +124,7 @@ Result<IntExpr> IntExpr::parse(std::string_view text) {
       }
       continue;
     }
-    if (t.kind == Tok::rparen) {
+    if (t.kind == ExprTok::rparen) {
       while (!stack.empty() && stack.back().prec != 0) {
         e.rpn_.push_back({stack.back().op, 0, {}});
         stack.pop_back();
@@ -136,7 +136,7 @@ Result<IntExpr> IntExpr::parse(std::string_view text) {
     }
     Op op;
     int prec = 0;
-    if (t.kind != Tok::op || !binary(t.text, &op, &prec))
+    if (t.kind != ExprTok::op || !binary(t.text, &op, &prec))
       return make_error(fmt::format("{}: expected an operator or ')' but found '{}'", where(t), t.text));
     // Left-associative: pop operators that bind at least as tightly (unary ones bind tighter).
     while (!stack.empty() && stack.back().prec >= prec) {

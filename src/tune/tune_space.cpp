@@ -17,13 +17,13 @@ namespace {
 
 constexpr std::int64_t kMaxTunableValue = 2147483647;  // a define or constexpr int must hold it
 
-bool is_name(std::string_view s) {
+bool tune_is_name(std::string_view s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
   return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 // A non-negative decimal integer up to kMaxTunableValue, or nullopt.
-std::optional<std::int64_t> parse_value(std::string_view s) {
+std::optional<std::int64_t> tune_parse_value(std::string_view s) {
   if (s.empty() || s.size() > 10) return std::nullopt;
   std::int64_t v = 0;
   for (char c : s) {
@@ -35,7 +35,7 @@ std::optional<std::int64_t> parse_value(std::string_view s) {
 }
 
 // Splits on blanks and commas.
-std::vector<std::string_view> words(std::string_view s) {
+std::vector<std::string_view> tune_words(std::string_view s) {
   std::vector<std::string_view> out;
   std::size_t i = 0;
   while (i < s.size()) {
@@ -48,22 +48,22 @@ std::vector<std::string_view> words(std::string_view s) {
   return out;
 }
 
-std::string_view strip(std::string_view s) {
+std::string_view tune_strip(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
 }
 
 // Takes `word` (then at least one blank, or the end) off the front of s.
-bool take_word(std::string_view& s, std::string_view word) {
+bool tune_take_word(std::string_view& s, std::string_view word) {
   if (s.substr(0, word.size()) != word) return false;
   std::string_view rest = s.substr(word.size());
   if (!rest.empty() && rest.front() != ' ' && rest.front() != '\t') return false;
-  s = strip(rest);
+  s = tune_strip(rest);
   return true;
 }
 
-struct Directive {
+struct TuneDirective {
   std::string key;         // tunable | restrict | shared-bytes | threads
   std::string_view code;   // the line before its comment, indentation kept
   std::string_view rest;   // after the key
@@ -71,37 +71,37 @@ struct Directive {
 
 // The directive on `line`, if its comment starts with one. In C++ the opener is "//" (a
 // `#define` starts with '#' too); in Python '#' (no tunable line has one before its comment).
-std::optional<Directive> directive_of(std::string_view line, RegionLanguage language) {
+std::optional<TuneDirective> tune_directive_of(std::string_view line, RegionLanguage language) {
   const std::string_view opener = language == RegionLanguage::python ? "#" : "//";
   const std::size_t at = line.find(opener);
   if (at == std::string_view::npos) return std::nullopt;
-  std::string_view comment = strip(line.substr(at + opener.size()));
+  std::string_view comment = tune_strip(line.substr(at + opener.size()));
   const std::string_view prefix = "swizzleperf:";
   if (comment.substr(0, prefix.size()) != prefix) return std::nullopt;
   for (const char* key : {"tunable", "restrict", "shared-bytes", "threads"}) {
     std::string_view c = comment.substr(prefix.size());
-    if (!take_word(c, key)) continue;
+    if (!tune_take_word(c, key)) continue;
     std::string_view code = line.substr(0, at);  // its indentation kept: Python's says "module level"
     while (!code.empty() && (code.back() == ' ' || code.back() == '\t')) code.remove_suffix(1);
-    return Directive{key, code, c};
+    return TuneDirective{key, code, c};
   }
   return std::nullopt;
 }
 
-Result<std::vector<std::int64_t>> parse_values(std::string_view text) {
-  const auto w = words(text);
+Result<std::vector<std::int64_t>> tune_parse_values(std::string_view text) {
+  const auto w = tune_words(text);
   std::vector<std::int64_t> values;
   if (!w.empty() && w[0] == "pow2") {
     const std::size_t dots = w.size() == 2 ? w[1].find("..") : std::string_view::npos;
-    const auto lo = dots == std::string_view::npos ? std::nullopt : parse_value(w[1].substr(0, dots));
-    const auto hi = dots == std::string_view::npos ? std::nullopt : parse_value(w[1].substr(dots + 2));
+    const auto lo = dots == std::string_view::npos ? std::nullopt : tune_parse_value(w[1].substr(0, dots));
+    const auto hi = dots == std::string_view::npos ? std::nullopt : tune_parse_value(w[1].substr(dots + 2));
     if (!lo || !hi || *lo < 1 || *lo > *hi) return make_error("write `pow2 A..B` with 1 <= A <= B, e.g. `pow2 16..256`");
     for (std::int64_t v = 1; v <= *hi; v *= 2)
       if (v >= *lo) values.push_back(v);
     if (values.empty()) return make_error("no power of two lies in " + std::string(w[1]));
   } else {
     for (auto word : w) {
-      auto v = parse_value(word);
+      auto v = tune_parse_value(word);
       if (!v) return make_error(fmt::format("'{}' is not a value: values are integers from 0 to {}, separated by blanks or commas, "
                                             "or `pow2 A..B`", one_line(std::string(word), 40), kMaxTunableValue));
       values.push_back(*v);
@@ -115,37 +115,37 @@ Result<std::vector<std::int64_t>> parse_values(std::string_view text) {
 }
 
 // NAME and its value from the code before a tunable comment.
-Result<std::pair<std::string, std::int64_t>> declared(std::string_view code, RegionLanguage language) {
+Result<std::pair<std::string, std::int64_t>> tune_declared(std::string_view code, RegionLanguage language) {
   std::string_view s = code;
   std::string_view name, value;
   if (language == RegionLanguage::python) {
     const std::size_t eq = s.find('=');
     if (eq == std::string_view::npos || s.empty() || s.front() == ' ' || s.front() == '\t')
       return make_error("a tunable is a module-level constant: `NAME = 128  # swizzleperf:tunable 64 128 256`");
-    name = strip(s.substr(0, eq));
-    value = strip(s.substr(eq + 1));
+    name = tune_strip(s.substr(0, eq));
+    value = tune_strip(s.substr(eq + 1));
   } else {
-    s = strip(s);
+    s = tune_strip(s);
     if (s.empty() || s.front() != '#') return make_error("a tunable is a guarded define: `#define NAME 128  // swizzleperf:tunable 64 128 256`");
-    s = strip(s.substr(1));
-    if (!take_word(s, "define")) return make_error("a tunable is a guarded define: `#define NAME 128  // swizzleperf:tunable 64 128 256`");
-    const auto w = words(s);
+    s = tune_strip(s.substr(1));
+    if (!tune_take_word(s, "define")) return make_error("a tunable is a guarded define: `#define NAME 128  // swizzleperf:tunable 64 128 256`");
+    const auto w = tune_words(s);
     if (w.size() != 2) return make_error("write `#define NAME VALUE` with one integer value before the comment");
     name = w[0];
     value = w[1];
   }
-  if (!is_name(name)) return make_error("'" + one_line(std::string(name), 40) + "' is not a name");
-  auto v = parse_value(value);
+  if (!tune_is_name(name)) return make_error("'" + one_line(std::string(name), 40) + "' is not a name");
+  auto v = tune_parse_value(value);
   if (!v) return make_error(fmt::format("{}'s value '{}' is not an integer from 0 to {}", std::string(name), one_line(std::string(value), 40), kMaxTunableValue));
   return std::make_pair(std::string(name), *v);
 }
 
 // True when `line` is `#ifndef NAME` (blanks allowed after '#').
-bool is_ifndef(std::string_view line, const std::string& name) {
-  line = strip(line);
+bool tune_is_ifndef(std::string_view line, const std::string& name) {
+  line = tune_strip(line);
   if (line.empty() || line.front() != '#') return false;
-  line = strip(line.substr(1));
-  if (!take_word(line, "ifndef")) return false;
+  line = tune_strip(line.substr(1));
+  if (!tune_take_word(line, "ifndef")) return false;
   return line == name;
 }
 
@@ -188,22 +188,22 @@ Result<TuneSpace> parse_tune_space(std::string_view text, RegionLanguage languag
   auto fail = [&](std::size_t i, const std::string& why) { return make_error(fmt::format("{}:{}: {}", name, i + 1, why)); };
   std::set<std::string> names;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    auto d = directive_of(lines[i], language);
+    auto d = tune_directive_of(lines[i], language);
     if (!d) continue;
     const int line = static_cast<int>(i + 1);
     if (d->key == "tunable") {
-      auto decl = declared(d->code, language);
+      auto decl = tune_declared(d->code, language);
       if (!decl) return fail(i, decl.error().message);
       const std::string& n = decl->first;
       if (language == RegionLanguage::cpp) {
         std::size_t prev = i;
-        while (prev > 0 && strip(lines[prev - 1]).empty()) --prev;
-        if (prev == 0 || !is_ifndef(lines[prev - 1], n))
+        while (prev > 0 && tune_strip(lines[prev - 1]).empty()) --prev;
+        if (prev == 0 || !tune_is_ifndef(lines[prev - 1], n))
           return fail(i, "put `#ifndef " + n + "` on the line before (and `#endif` after), so that a build's -D" + n + "=V takes effect");
       }
       if (!names.insert(n).second) return fail(i, n + " is declared tunable twice");
       if (space.tunables.size() >= kMaxTunables) return fail(i, fmt::format("more than {} tunables: tune fewer at once", kMaxTunables));
-      auto values = parse_values(d->rest);
+      auto values = tune_parse_values(d->rest);
       if (!values) return fail(i, n + ": " + values.error().message);
       if (!std::binary_search(values->begin(), values->end(), decl->second)) {
         std::string list;
@@ -216,7 +216,7 @@ Result<TuneSpace> parse_tune_space(std::string_view text, RegionLanguage languag
       continue;
     }
     if (space.restrictions.size() + 2 >= kMaxTuneRules) return fail(i, fmt::format("more than {} rules", kMaxTuneRules));
-    auto expr = IntExpr::parse(strip(d->rest));
+    auto expr = IntExpr::parse(tune_strip(d->rest));
     if (!expr) return fail(i, "swizzleperf:" + d->key + ": " + expr.error().message);
     TuneRule rule{std::move(*expr), line};
     if (d->key == "restrict") {

@@ -10,7 +10,7 @@
 namespace swz {
 namespace {
 
-const char* kCuda =
+const char* kTuneCuda =
     "#include \"swz_harness.h\"\n"
     "#ifndef BLOCK_M\n"
     "#define BLOCK_M 128  // swizzleperf:tunable 64 128 256\n"
@@ -29,7 +29,7 @@ const char* kCuda =
     "__device__ int swizzle_pid(int pid, int n, int gm, int gn) { return pid; }\n"
     "// swizzleperf:end\n";
 
-const char* kTriton =
+const char* kTuneTriton =
     "import triton\n"
     "BLOCK_M = 128  # swizzleperf:tunable 64,128,256\n"
     "BLOCK_N = 64  # swizzleperf:tunable 64 128\n"
@@ -37,13 +37,13 @@ const char* kTriton =
     "# swizzleperf:restrict BLOCK_M * BLOCK_N <= 128 * 128 or NUM_STAGES <= 3\n"
     "# swizzleperf:default-grid 32x64\n";
 
-std::string parse_error(const std::string& text, RegionLanguage lang = RegionLanguage::cpp) {
+std::string tune_parse_error(const std::string& text, RegionLanguage lang = RegionLanguage::cpp) {
   auto s = parse_tune_space(text, lang, "k.cu");
   return s ? "" : s.error().message;
 }
 
 TEST(TuneSpace, ReadsGuardedDefinesAndTheirRules) {
-  auto s = parse_tune_space(kCuda, RegionLanguage::cpp, "k.cu");
+  auto s = parse_tune_space(kTuneCuda, RegionLanguage::cpp, "k.cu");
   ASSERT_TRUE(s.ok()) << s.error().message;
   ASSERT_EQ(s->tunables.size(), 3u);
   EXPECT_EQ(s->tunables[0].name, "BLOCK_M");
@@ -59,7 +59,7 @@ TEST(TuneSpace, ReadsGuardedDefinesAndTheirRules) {
 }
 
 TEST(TuneSpace, ReadsTritonModuleConstantsAndLeavesOtherMarksAlone) {
-  auto s = parse_tune_space(kTriton, RegionLanguage::python, "k.py");
+  auto s = parse_tune_space(kTuneTriton, RegionLanguage::python, "k.py");
   ASSERT_TRUE(s.ok()) << s.error().message;
   ASSERT_EQ(s->tunables.size(), 3u);
   EXPECT_EQ(s->describe(s->own_point()), "BLOCK_M=128 BLOCK_N=64 NUM_STAGES=3");
@@ -82,7 +82,7 @@ TEST(TuneSpace, AProgramWithoutDeclarationsHasAnEmptySpace) {
 }
 
 TEST(TuneSpace, DeviceLimitsPruneBeforeAnyCompile) {
-  auto s = parse_tune_space(kCuda, RegionLanguage::cpp, "k.cu");
+  auto s = parse_tune_space(kTuneCuda, RegionLanguage::cpp, "k.cu");
   ASSERT_TRUE(s.ok());
   // BLOCK_M >= BLOCK_K holds everywhere (64 >= 64); shared = BLOCK_M * BLOCK_K * 4.
   EXPECT_EQ(enumerate_points(*s, {}).points.size(), 18u);
@@ -99,51 +99,51 @@ TEST(TuneSpace, DeviceLimitsPruneBeforeAnyCompile) {
 }
 
 TEST(TuneSpace, TheOwnConfigurationMustBeAPointOfItsSpace) {
-  EXPECT_EQ(parse_error("#ifndef B\n#define B 96 // swizzleperf:tunable 64 128\n#endif\n"),
+  EXPECT_EQ(tune_parse_error("#ifndef B\n#define B 96 // swizzleperf:tunable 64 128\n#endif\n"),
             "k.cu:2: B's value 96 is not among its tunable values (64 128): add it, since it is the configuration a tuned point is "
             "judged against");
-  EXPECT_EQ(parse_error("#ifndef B\n#define B 64 // swizzleperf:tunable 64 128\n#endif\n// swizzleperf:restrict B > 64\n"),
+  EXPECT_EQ(tune_parse_error("#ifndef B\n#define B 64 // swizzleperf:tunable 64 128\n#endif\n// swizzleperf:restrict B > 64\n"),
             "k.cu:4: the program's own configuration (B=64) breaks this restriction");
 }
 
 TEST(TuneSpace, EachMistakeIsOneLineNamingWhatToWrite) {
-  EXPECT_EQ(parse_error("#define B 64 // swizzleperf:tunable 64 128\n"),
+  EXPECT_EQ(tune_parse_error("#define B 64 // swizzleperf:tunable 64 128\n"),
             "k.cu:1: put `#ifndef B` on the line before (and `#endif` after), so that a build's -DB=V takes effect");
-  EXPECT_EQ(parse_error("constexpr int B = 64; // swizzleperf:tunable 64 128\n"),
+  EXPECT_EQ(tune_parse_error("constexpr int B = 64; // swizzleperf:tunable 64 128\n"),
             "k.cu:1: a tunable is a guarded define: `#define NAME 128  // swizzleperf:tunable 64 128 256`");
-  EXPECT_EQ(parse_error("#ifndef B\n#define B 64 // swizzleperf:tunable 64 x\n#endif\n"),
+  EXPECT_EQ(tune_parse_error("#ifndef B\n#define B 64 // swizzleperf:tunable 64 x\n#endif\n"),
             "k.cu:2: B: 'x' is not a value: values are integers from 0 to 2147483647, separated by blanks or commas, or `pow2 A..B`");
-  EXPECT_EQ(parse_error("#ifndef B\n#define B 64 // swizzleperf:tunable pow2 64..16\n#endif\n"),
+  EXPECT_EQ(tune_parse_error("#ifndef B\n#define B 64 // swizzleperf:tunable pow2 64..16\n#endif\n"),
             "k.cu:2: B: write `pow2 A..B` with 1 <= A <= B, e.g. `pow2 16..256`");
-  EXPECT_EQ(parse_error("#ifndef B\n#define B 64 // swizzleperf:tunable\n#endif\n"),
+  EXPECT_EQ(tune_parse_error("#ifndef B\n#define B 64 // swizzleperf:tunable\n#endif\n"),
             "k.cu:2: B: no values: list them after swizzleperf:tunable, e.g. `swizzleperf:tunable 64 128 256`");
-  EXPECT_EQ(parse_error("#ifndef B\n#define B 64 // swizzleperf:tunable 64\n#endif\n#ifndef B\n#define B 64 // swizzleperf:tunable 64\n#endif\n"),
+  EXPECT_EQ(tune_parse_error("#ifndef B\n#define B 64 // swizzleperf:tunable 64\n#endif\n#ifndef B\n#define B 64 // swizzleperf:tunable 64\n#endif\n"),
             "k.cu:5: B is declared tunable twice");
-  EXPECT_EQ(parse_error("#ifndef B\n#define B 64 // swizzleperf:tunable 64\n#endif\n// swizzleperf:restrict B < C\n"),
+  EXPECT_EQ(tune_parse_error("#ifndef B\n#define B 64 // swizzleperf:tunable 64\n#endif\n// swizzleperf:restrict B < C\n"),
             "k.cu:4: 'C' is not a tunable (declare it with swizzleperf:tunable, or write its value)");
-  EXPECT_EQ(parse_error("// swizzleperf:threads 4 *\n"),
+  EXPECT_EQ(tune_parse_error("// swizzleperf:threads 4 *\n"),
             "k.cu:1: swizzleperf:threads: the expression ends where an operand is expected");
-  EXPECT_EQ(parse_error("// swizzleperf:restrict 1 > 0\n"), "k.cu:1: a rule without any swizzleperf:tunable declaration");
-  EXPECT_EQ(parse_error("B = 64  # swizzleperf:tunable 64\n    C = 1  # swizzleperf:tunable 1\n", RegionLanguage::python),
+  EXPECT_EQ(tune_parse_error("// swizzleperf:restrict 1 > 0\n"), "k.cu:1: a rule without any swizzleperf:tunable declaration");
+  EXPECT_EQ(tune_parse_error("B = 64  # swizzleperf:tunable 64\n    C = 1  # swizzleperf:tunable 1\n", RegionLanguage::python),
             "k.cu:2: a tunable is a module-level constant: `NAME = 128  # swizzleperf:tunable 64 128 256`");
 }
 
 TEST(TuneSpace, APointIsWrittenIntoTheDeclaringLines) {
-  auto py = with_tunable_values(kTriton, RegionLanguage::python, {{"BLOCK_M", 256}, {"NUM_STAGES", 2}}, "k.py");
+  auto py = with_tunable_values(kTuneTriton, RegionLanguage::python, {{"BLOCK_M", 256}, {"NUM_STAGES", 2}}, "k.py");
   ASSERT_TRUE(py.ok()) << py.error().message;
-  EXPECT_EQ(*py, std::string(kTriton)
-                     .replace(std::string(kTriton).find("BLOCK_M = 128"), 13, "BLOCK_M = 256")
-                     .replace(std::string(kTriton).find("NUM_STAGES = 3"), 14, "NUM_STAGES = 2"));
+  EXPECT_EQ(*py, std::string(kTuneTriton)
+                     .replace(std::string(kTuneTriton).find("BLOCK_M = 128"), 13, "BLOCK_M = 256")
+                     .replace(std::string(kTuneTriton).find("NUM_STAGES = 3"), 14, "NUM_STAGES = 2"));
   auto again = parse_tune_space(*py, RegionLanguage::python, "k.py");
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->describe(again->own_point()), "BLOCK_M=256 BLOCK_N=64 NUM_STAGES=2");
-  auto cu = with_tunable_values(kCuda, RegionLanguage::cpp, {{"NUM_WARPS", 8}}, "k.cu");
+  auto cu = with_tunable_values(kTuneCuda, RegionLanguage::cpp, {{"NUM_WARPS", 8}}, "k.cu");
   ASSERT_TRUE(cu.ok()) << cu.error().message;
   EXPECT_NE(cu->find("#  define NUM_WARPS 8 // swizzleperf:tunable 4, 8\n"), std::string::npos) << *cu;
-  EXPECT_EQ(cu->size(), std::string(kCuda).size());
-  EXPECT_EQ(with_tunable_values(kCuda, RegionLanguage::cpp, {{"NUM_WARPS", 16}}, "k.cu").error().message,
+  EXPECT_EQ(cu->size(), std::string(kTuneCuda).size());
+  EXPECT_EQ(with_tunable_values(kTuneCuda, RegionLanguage::cpp, {{"NUM_WARPS", 16}}, "k.cu").error().message,
             "k.cu:10: 16 is not among NUM_WARPS's values");
-  EXPECT_EQ(with_tunable_values(kCuda, RegionLanguage::cpp, {{"STAGES", 2}}, "k.cu").error().message,
+  EXPECT_EQ(with_tunable_values(kTuneCuda, RegionLanguage::cpp, {{"STAGES", 2}}, "k.cu").error().message,
             "k.cu: STAGES is not a tunable of the program");
 }
 
