@@ -256,7 +256,9 @@ Result<std::string> with_tunable_values(std::string_view text, RegionLanguage la
   auto space = parse_tune_space(text, language, name);
   if (!space) return space.error();
   std::map<int, std::pair<std::string, std::int64_t>> by_line;  // declaring line -> (name, new value)
-  for (const auto& [n, v] : values) {
+  for (const auto& kv : values) {
+    const std::string& n = kv.first;  // not a structured binding: clang 14's lambdas cannot capture one
+    const std::int64_t v = kv.second;
     auto t = std::find_if(space->tunables.begin(), space->tunables.end(), [&](const Tunable& x) { return x.name == n; });
     if (t == space->tunables.end()) return make_error(fmt::format("{}: {} is not a tunable of the program", name, n));
     if (!std::binary_search(t->values.begin(), t->values.end(), v))
