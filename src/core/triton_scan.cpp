@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "swizzleperf/util/text.h"
+
 namespace swz {
 
 namespace {
@@ -21,22 +23,6 @@ std::string_view pyscan_trim(std::string_view s) {
   while (!s.empty() && (pyscan_blank(s.front()) || s.front() == '\n')) s.remove_prefix(1);
   while (!s.empty() && (pyscan_blank(s.back()) || s.back() == '\n')) s.remove_suffix(1);
   return s;
-}
-
-// Runs of blanks and newlines as one space, trimmed: a multi-line expression on one line.
-std::string pyscan_collapse(std::string_view s) {
-  std::string out;
-  bool space = false;
-  for (const char c : pyscan_trim(s)) {
-    if (pyscan_blank(c) || c == '\n') {
-      space = true;
-      continue;
-    }
-    if (space && !out.empty()) out += ' ';
-    space = false;
-    out += c;
-  }
-  return out;
 }
 
 // Whether `s` (a decorator's code, '@' first) is `@<name>` followed by '(' or its end.
@@ -310,10 +296,10 @@ std::vector<PyLaunch> PySource::launches(std::string_view kernel) const {
     l.begin = p;
     l.end = close;
     l.line = line_of(p);
-    l.grid = pyscan_collapse(std::string_view(code_).substr(q + 1, grid_end - 1 - (q + 1)));
+    l.grid = collapse_spaces(std::string_view(code_).substr(q + 1, grid_end - 1 - (q + 1)));
     l.args_begin = r + 1;
     l.args_end = close - 1;
-    l.args = pyscan_collapse(std::string_view(code_).substr(l.args_begin, l.args_end - l.args_begin));
+    l.args = collapse_spaces(std::string_view(code_).substr(l.args_begin, l.args_end - l.args_begin));
     const PyFunction* f = function_at(line_index_of(p));
     if (f && line_index_of(p) > f->def) l.enclosing_function = f->name;
     out.push_back(std::move(l));

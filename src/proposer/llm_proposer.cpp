@@ -1,12 +1,12 @@
 // LlmProposer; see llm_proposer.h for the contract.
 #include "swizzleperf/proposer/llm_proposer.h"
 
-
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "swizzleperf/core/history.h"
 #include "swizzleperf/util/file_io.h"
+#include "swizzleperf/util/text.h"
 
 namespace swz {
 
@@ -49,20 +49,7 @@ struct LlmProposer::CallLog {
   std::string server_model;
 };
 
-std::string normalize_region(std::string_view region) {
-  std::string out;
-  bool pending_space = false;
-  for (char c : region) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      pending_space = true;
-      continue;
-    }
-    if (pending_space && !out.empty()) out += ' ';
-    pending_space = false;
-    out += c;
-  }
-  return out;
-}
+std::string normalize_region(std::string_view region) { return collapse_spaces(region); }
 
 LlmProposer::LlmProposer(LlmOptions options, ContextMode mode, fs::path prompts_dir,
                          ChatClient::SleepFn sleep)

@@ -238,19 +238,7 @@ std::string swizzle_signature(std::string_view region) {
   start = start == std::string_view::npos ? 0 : start + 1;
   std::size_t close = region.find(')', pos);
   std::size_t end = close == std::string_view::npos ? region.find('\n', pos) : close + 1;
-  std::string sig(region.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-  std::string out;
-  bool space = false;
-  for (char c : sig) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      space = true;
-      continue;
-    }
-    if (space && !out.empty()) out += ' ';
-    space = false;
-    out += c;
-  }
-  return out;
+  return collapse_spaces(region.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
 }
 
 PromptBuilder::PromptBuilder(PromptTemplates templates, ContextMode mode)

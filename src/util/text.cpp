@@ -16,6 +16,21 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
+std::string collapse_spaces(std::string_view s) {
+  std::string out;
+  bool space = false;
+  for (const char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty()) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
 std::string to_lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;

@@ -66,5 +66,12 @@ TEST(Text, PositiveListSaysOutOfRangeApartFromNotANumber) {
   }
 }
 
+TEST(Text, CollapseSpacesJoinsEveryRunOfWhitespaceIntoOneSpace) {
+  EXPECT_EQ(collapse_spaces("  a \t b\n\n  c\r\n"), "a b c");
+  EXPECT_EQ(collapse_spaces("f(x,\n      y)"), "f(x, y)");
+  EXPECT_EQ(collapse_spaces(" \n\t\v\f "), "");
+  EXPECT_EQ(collapse_spaces("abc"), "abc");
+}
+
 }  // namespace
 }  // namespace swz

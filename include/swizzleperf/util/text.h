@@ -16,6 +16,9 @@ namespace swz {
 // s without leading and trailing whitespace.
 std::string trim(std::string_view s);
 std::string to_lower(std::string s);
+// Every run of whitespace (a newline too) as one space, none at either end: a multi-line
+// expression or signature on one line, or two texts compared up to their layout.
+std::string collapse_spaces(std::string_view s);
 // Control characters (newlines, tabs, escapes, DEL) become spaces: outside text
 // never breaks an error line or a table row.
 std::string one_line(std::string s);
