@@ -63,6 +63,19 @@ bool tune_take_word(std::string_view& s, std::string_view word) {
   return true;
 }
 
+// The lines of `text`, without their '\n' (a text ending in '\n' ends with an empty line,
+// so joining them with '\n' gives the text back).
+std::vector<std::string_view> tune_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (std::size_t at = 0; at <= text.size();) {
+    std::size_t nl = text.find('\n', at);
+    if (nl == std::string_view::npos) nl = text.size();
+    lines.push_back(text.substr(at, nl - at));
+    at = nl + 1;
+  }
+  return lines;
+}
+
 struct TuneDirective {
   std::string key;         // tunable | restrict | shared-bytes | threads
   std::string_view code;   // the line before its comment, indentation kept
@@ -178,13 +191,7 @@ std::string TuneSpace::describe(const TunePoint& p) const {
 
 Result<TuneSpace> parse_tune_space(std::string_view text, RegionLanguage language, const std::string& name) {
   TuneSpace space;
-  std::vector<std::string_view> lines;
-  for (std::size_t at = 0; at <= text.size();) {
-    std::size_t nl = text.find('\n', at);
-    if (nl == std::string_view::npos) nl = text.size();
-    lines.push_back(text.substr(at, nl - at));
-    at = nl + 1;
-  }
+  const std::vector<std::string_view> lines = tune_lines(text);
   auto fail = [&](std::size_t i, const std::string& why) { return make_error(fmt::format("{}:{}: {}", name, i + 1, why)); };
   std::set<std::string> names;
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -265,31 +272,27 @@ Result<std::string> with_tunable_values(std::string_view text, RegionLanguage la
       return make_error(fmt::format("{}:{}: {} is not among {}'s values", name, t->line, v, n));
     by_line[t->line] = {n, v};
   }
+  const std::vector<std::string_view> lines = tune_lines(text);
   std::string out;
   out.reserve(text.size() + 16 * values.size());
-  int line = 1;
-  for (std::size_t at = 0; at <= text.size(); ++line) {
-    std::size_t nl = text.find('\n', at);
-    const bool last = nl == std::string_view::npos;
-    if (last) nl = text.size();
-    std::string_view l = text.substr(at, nl - at);
-    auto it = by_line.find(line);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i) out.push_back('\n');
+    const std::string_view l = lines[i];
+    auto it = by_line.find(static_cast<int>(i + 1));
     if (it == by_line.end()) {
       out.append(l);
-    } else {
-      // The value is the first run of digits after the name (after `=` in Python, after
-      // `#define NAME` in C++): parse_tune_space accepted exactly that shape.
-      const std::size_t name_from = language == RegionLanguage::python ? 0 : l.find("define") + 6;
-      std::size_t v0 = l.find(it->second.first, name_from) + it->second.first.size();
-      while (v0 < l.size() && !std::isdigit(static_cast<unsigned char>(l[v0]))) ++v0;
-      std::size_t v1 = v0;
-      while (v1 < l.size() && std::isdigit(static_cast<unsigned char>(l[v1]))) ++v1;
-      out.append(l.substr(0, v0));
-      out.append(std::to_string(it->second.second));
-      out.append(l.substr(v1));
+      continue;
     }
-    if (!last) out.push_back('\n');
-    at = nl + 1;
+    // The value is the first run of digits after the name (after `=` in Python, after
+    // `#define NAME` in C++): parse_tune_space accepted exactly that shape.
+    const std::size_t name_from = language == RegionLanguage::python ? 0 : l.find("define") + 6;
+    std::size_t v0 = l.find(it->second.first, name_from) + it->second.first.size();
+    while (v0 < l.size() && !std::isdigit(static_cast<unsigned char>(l[v0]))) ++v0;
+    std::size_t v1 = v0;
+    while (v1 < l.size() && std::isdigit(static_cast<unsigned char>(l[v1]))) ++v1;
+    out.append(l.substr(0, v0));
+    out.append(std::to_string(it->second.second));
+    out.append(l.substr(v1));
   }
   return out;
 }
