@@ -18,6 +18,7 @@ set(SWZ_UNIT_DIR_TOOLCHAIN
   PyRegionTranslates.GeneratedRegionsValidateAndCompile
   RegionValidatorCompiles.*
   ProbeRunnerBuild.TopologyProbeCompilesWithoutWarnings
+  PythonForkServerTest.*
   TritonBuild.*
   TritonLauncher.*)
 

@@ -32,6 +32,9 @@ fs::path find_dir(const char* env, const std::vector<fs::path>& rel_candidates, 
   return source_fallback;
 }
 
+
+}  // namespace
+
 nlohmann::json last_json_line(const std::string& out) {
   std::size_t end = out.size();
   while (end > 0) {
@@ -48,8 +51,6 @@ nlohmann::json last_json_line(const std::string& out) {
   }
   return nullptr;
 }
-
-}  // namespace
 
 fs::path support_dir() {
   return find_dir("SWIZZLEPERF_SUPPORT_DIR",

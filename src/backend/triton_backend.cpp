@@ -76,7 +76,7 @@ Status TritonBackend::preflight(bool need_profiler) {
 Result<HardwareProfile> TritonBackend::query_device(const fs::path& work_dir) {
   std::error_code ec;
   fs::create_directories(work_dir, ec);
-  auto run = run_program(python_path(), {(support_dir() / "swz_device_query.py").string()}, tools_.run_timeout);
+  auto run = Backend::run_program(python_path(), {(support_dir() / "swz_device_query.py").string()}, tools_.run_timeout);
   const ProcessResult& r = run.process;
   if (r.interrupted) return interrupted_error();
   const auto& json = run.json;
@@ -180,6 +180,25 @@ LaunchWindow TritonBackend::window_after_warmup(const LaunchWindow& w) {
   out.skip += per_run;
   out.total = w.total;
   return out;
+}
+
+ProgramRun TritonBackend::run_program(const fs::path& exe, const std::vector<std::string>& args,
+                                      std::chrono::seconds timeout) {
+  if (!fork_)
+    fork_ = std::make_unique<PythonForkServer>(runner_, python_path(), support_dir() / "swz_forkserver.py",
+                                               std::vector<std::string>{"torch", "triton", "swz_triton"},
+                                               std::chrono::duration_cast<std::chrono::seconds>(tools_.build_timeout));
+  ProcessSpec spec;
+  spec.argv.push_back(exe.string());
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.timeout = timeout;
+  auto served = fork_->run(spec);
+  if (!served) return Backend::run_program(exe, args, timeout);
+  ProgramRun r;
+  r.argv = spec.argv;
+  r.process = std::move(*served);
+  r.json = last_json_line(r.process.out);
+  return r;
 }
 
 Result<Metrics> TritonBackend::profile(const ProfileRequest& req) {

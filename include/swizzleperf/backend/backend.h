@@ -147,6 +147,10 @@ bool nvidia_gpu_present();
 // exists, else `name` (so the error names what was looked for).
 std::string tool_or_default(const std::string& configured, const char* name, const char* fallback);
 
+// The last line of `out` that parses as a JSON object (null when none): what a program's
+// mode reports.
+nlohmann::json last_json_line(const std::string& out);
+
 // Where kernels/support lives: $SWIZZLEPERF_SUPPORT_DIR, then next to the
 // executable (../kernels/support, ../share/swizzleperf/support), then the source tree.
 fs::path support_dir();

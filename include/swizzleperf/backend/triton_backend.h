@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "swizzleperf/backend/backend.h"
+#include "swizzleperf/backend/python_fork_server.h"
 
 namespace swz {
 
@@ -28,6 +29,11 @@ class TritonBackend final : public Backend {
   // Python programs only (.py); a C++ program is told to use cuda or hip.
   Status accepts_source(const fs::path& source, std::string_view text) const override;
   Result<Metrics> profile(const ProfileRequest& request) override;
+  // A launcher's run goes through the Python fork server (backend/python_fork_server.h):
+  // torch and triton imported once per run of swizzleperf, not once per program run; the
+  // same result as a process of its own, which it falls back to.
+  ProgramRun run_program(const fs::path& exe, const std::vector<std::string>& args,
+                         std::chrono::seconds timeout) override;
 
   // "" when the interpreter imports torch and triton; else one line naming what it lacks
   // ("python3 cannot import triton (ModuleNotFoundError: No module named 'triton')").
@@ -46,6 +52,7 @@ class TritonBackend final : public Backend {
  private:
   bool amd_ = false;                 // /dev/kfd present: ROCm's Triton, rocprofv3
   std::unique_ptr<Backend> vendor_;  // CudaBackend / HipBackend: the profiler
+  std::unique_ptr<PythonForkServer> fork_;  // made on the first program run
 };
 
 }  // namespace swz
