@@ -12,7 +12,10 @@
 #include <vector>
 
 #include "support/fixtures.h"
+#include "swizzleperf/backend/cuda_backend.h"
+#include "swizzleperf/backend/hip_backend.h"
 #include "swizzleperf/core/kernel_source.h"
+#include "swizzleperf/util/process.h"
 
 namespace swz {
 namespace {
@@ -153,6 +156,59 @@ TEST(KernelTunables, GemmTcDefaultGridLineIsTheOwnTilesGrid) {
   ASSERT_TRUE(k->default_grid().has_value());
   EXPECT_EQ(k->default_grid()->m, 4096u / static_cast<unsigned>(s.tunables[0].value));
   EXPECT_EQ(k->default_grid()->n, 32768u / static_cast<unsigned>(s.tunables[1].value));
+}
+
+// Toolchain tier (tests/tiers.cmake): the points build, through the backends' own build
+// (BuildRequest::defines -> -DNAME=V) for info (nvcc: PTX at -O0, so the device front end
+// instantiates the NVIDIA path; hipcc: gfx940 at -O0). Each tile of the pruned space once,
+// the k-slice and the stages taking each of their values in turn; for AMD, whose path depends
+// on the tile's width alone (4, 2 or 1 strips a wave), one tile of each width. About ten
+// quick builds rather than all 54 points. And a point the restriction leaves out (256 x 256)
+// is refused by the kernel's own static_assert, so rule and code agree.
+std::string gemm_tc_build_failure(Backend& backend, const TuneSpace& s, const TunePoint& p, const test::TempDir& tmp,
+                                  const std::string& arch) {
+  BuildRequest req{test::source_dir() / "kernels/tc/gemm_tc.hip", tmp / "gemm_tc_point", 1, arch};
+  req.info_only = true;
+  req.defines = s.bind(p);
+  auto r = backend.build(req);
+  if (!r) return r.error().message;
+  return r->ok ? "" : r->failure + "\n" + r->log;
+}
+
+TEST(KernelTunablesBuild, GemmTcPointsBuildForSm90AndGfx940) {
+  const TuneSpace s = shipped_space("kernels/tc/gemm_tc.hip");
+  const TuneEnumeration e = enumerate_points(s, kH100Tunables);
+  const std::string nvcc = test::nvcc_path(), hipcc = test::hipcc_path();
+  if (nvcc.empty() && hipcc.empty()) GTEST_SKIP() << "neither nvcc nor hipcc is installed";
+  RealProcessRunner runner;
+  ToolOptions cuda_tools, hip_tools;
+  cuda_tools.compiler = nvcc;
+  hip_tools.compiler = hipcc;
+  CudaBackend cuda(runner, cuda_tools);
+  HipBackend hip(runner, hip_tools);
+  test::TempDir tmp;
+  std::vector<TunePoint> tiles, widths;  // (BM, BN) built for NVIDIA; BN built for AMD
+  std::size_t turn = 0;
+  for (const auto& p : e.points) {
+    if (std::find(tiles.begin(), tiles.end(), TunePoint{p[0], p[1]}) != tiles.end()) continue;
+    tiles.push_back({p[0], p[1]});
+    TunePoint q = p;
+    q[2] = s.tunables[2].values[turn % s.tunables[2].values.size()];
+    q[3] = s.tunables[3].values[turn % s.tunables[3].values.size()];
+    ++turn;
+    if (!point_excluded(s, q, kH100Tunables).empty()) q = p;
+    if (!nvcc.empty()) EXPECT_EQ(gemm_tc_build_failure(cuda, s, q, tmp, "sm_90"), "") << s.describe(q);
+    if (!hipcc.empty() && std::find(widths.begin(), widths.end(), TunePoint{p[1]}) == widths.end()) {
+      widths.push_back({p[1]});
+      EXPECT_EQ(gemm_tc_build_failure(hip, s, q, tmp, "gfx940"), "") << s.describe(q);
+    }
+  }
+  EXPECT_EQ(tiles.size(), 7u);
+  const TunePoint too_big{256, 256, 32, 2};
+  ASSERT_FALSE(point_excluded(s, too_big, {}).empty());
+  Backend& any = nvcc.empty() ? static_cast<Backend&>(hip) : cuda;
+  const std::string refused = gemm_tc_build_failure(any, s, too_big, tmp, nvcc.empty() ? "gfx940" : "sm_90");
+  EXPECT_NE(refused.find("64 .. 256 threads"), std::string::npos) << refused;
 }
 
 }  // namespace
