@@ -23,20 +23,20 @@ namespace {
 // An H100 SXM: 227 KB of shared memory per block (opt-in), 1024 threads, warps of 32.
 constexpr TuneLimits kH100Tunables{232448, 1024, 32};
 
-TuneSpace shipped_space(const std::string& rel) {
+TuneSpace kt_shipped_space(const std::string& rel) {
   const auto path = test::source_dir() / rel;
   auto space = parse_tune_space(test::read_text(path), language_of(path), rel);
   EXPECT_TRUE(space.ok()) << (space ? "" : space.error().message);
   return space ? *space : TuneSpace{};
 }
 
-std::vector<std::string> tunable_names(const TuneSpace& s) {
+std::vector<std::string> kt_tunable_names(const TuneSpace& s) {
   std::vector<std::string> out;
   for (const auto& t : s.tunables) out.push_back(t.name);
   return out;
 }
 
-std::int64_t rule_at(const TuneSpace& s, const std::optional<TuneRule>& rule, const TunePoint& p) {
+std::int64_t kt_rule_at(const TuneSpace& s, const std::optional<TuneRule>& rule, const TunePoint& p) {
   EXPECT_TRUE(rule.has_value());
   if (!rule) return -1;
   auto v = rule->expr.eval(s.bind(p));
@@ -44,30 +44,30 @@ std::int64_t rule_at(const TuneSpace& s, const std::optional<TuneRule>& rule, co
   return v ? *v : -1;
 }
 
-bool holds_point(const TuneEnumeration& e, const TunePoint& p) {
+bool kt_holds_point(const TuneEnumeration& e, const TunePoint& p) {
   return std::find(e.points.begin(), e.points.end(), p) != e.points.end();
 }
 
 TEST(KernelTunables, MatmulTritonDeclaresItsTileWarpsAndStages) {
-  const TuneSpace s = shipped_space("kernels/triton/matmul.py");
-  EXPECT_EQ(tunable_names(s), (std::vector<std::string>{"BLOCK_M", "BLOCK_N", "BLOCK_K", "NUM_WARPS", "NUM_STAGES"}));
+  const TuneSpace s = kt_shipped_space("kernels/triton/matmul.py");
+  EXPECT_EQ(kt_tunable_names(s), (std::vector<std::string>{"BLOCK_M", "BLOCK_N", "BLOCK_K", "NUM_WARPS", "NUM_STAGES"}));
   EXPECT_EQ(s.describe(s.own_point()), "BLOCK_M=128 BLOCK_N=256 BLOCK_K=64 NUM_WARPS=8 NUM_STAGES=3");
   EXPECT_EQ(s.tunables[0].values, (std::vector<std::int64_t>{64, 128, 256}));
   EXPECT_EQ(s.tunables[2].values, (std::vector<std::int64_t>{32, 64, 128}));
   EXPECT_EQ(s.size(), 3u * 3 * 3 * 2 * 4);
   EXPECT_EQ(point_excluded(s, s.own_point(), kH100Tunables), "");
   // The own point's fp16 A and B tiles, three stages deep; 8 warps.
-  EXPECT_EQ(rule_at(s, s.shared_bytes, s.own_point()), (128 * 64 + 64 * 256) * 2 * 3);
-  EXPECT_EQ(rule_at(s, s.threads, s.own_point()), 256);
+  EXPECT_EQ(kt_rule_at(s, s.shared_bytes, s.own_point()), (128 * 64 + 64 * 256) * 2 * 3);
+  EXPECT_EQ(kt_rule_at(s, s.threads, s.own_point()), 256);
 }
 
 TEST(KernelTunables, MatmulTritonPrunesSpillingTilesAndOversizedPipelines) {
-  const TuneSpace s = shipped_space("kernels/triton/matmul.py");
+  const TuneSpace s = kt_shipped_space("kernels/triton/matmul.py");
   const TuneEnumeration e = enumerate_points(s, kH100Tunables);
   EXPECT_EQ(e.points.size() + e.excluded, s.size());
-  EXPECT_TRUE(holds_point(e, s.own_point()));
+  EXPECT_TRUE(kt_holds_point(e, s.own_point()));
   // The tile the tutorial's neighbour search liked: 128 x 256 x 32, 8 warps, 4 stages.
-  EXPECT_TRUE(holds_point(e, {128, 256, 32, 8, 4}));
+  EXPECT_TRUE(kt_holds_point(e, {128, 256, 32, 8, 4}));
   // 256 x 256 on 8 warps would keep 256 accumulator registers a thread.
   EXPECT_NE(point_excluded(s, {256, 256, 32, 8, 2}, kH100Tunables).find("restriction"), std::string::npos);
   // 64 x 64 on 8 warps leaves warps without a tensor-core tile.
@@ -76,7 +76,7 @@ TEST(KernelTunables, MatmulTritonPrunesSpillingTilesAndOversizedPipelines) {
   EXPECT_EQ(point_excluded(s, {256, 128, 128, 8, 5}, kH100Tunables),
             "needs 491520 bytes of shared memory per block, the device allows 232448");
   for (const auto& p : e.points) {
-    EXPECT_LE(rule_at(s, s.shared_bytes, p), kH100Tunables.shared_bytes_per_block) << s.describe(p);
+    EXPECT_LE(kt_rule_at(s, s.shared_bytes, p), kH100Tunables.shared_bytes_per_block) << s.describe(p);
     EXPECT_LE(p[0] * p[1], 128 * 32 * p[3]) << s.describe(p);  // <= 128 fp32 accumulators a thread
   }
   // Real pruning, and a real space left.
@@ -88,7 +88,7 @@ TEST(KernelTunables, MatmulTritonDefaultGridLineIsTheOwnTilesGrid) {
   const auto path = test::source_dir() / "kernels/triton/matmul.py";
   auto k = KernelSource::load(path);
   ASSERT_TRUE(k.ok()) << k.error().message;
-  const TuneSpace s = shipped_space("kernels/triton/matmul.py");
+  const TuneSpace s = kt_shipped_space("kernels/triton/matmul.py");
   ASSERT_TRUE(k->default_grid().has_value());
   // Default size 4096 x 32768 (x 1024), the own BLOCK_M x BLOCK_N.
   EXPECT_EQ(k->default_grid()->m, 4096u / static_cast<unsigned>(s.tunables[0].value));
@@ -109,33 +109,33 @@ TEST(KernelTunables, MatmulTritonPointRewritesOnlyTheDeclaringLines) {
 }
 
 TEST(KernelTunables, GemmTcDeclaresItsTileSliceAndStages) {
-  const TuneSpace s = shipped_space("kernels/tc/gemm_tc.hip");
-  EXPECT_EQ(tunable_names(s), (std::vector<std::string>{"GEMM_TC_BM", "GEMM_TC_BN", "GEMM_TC_BK", "GEMM_TC_STAGES"}));
+  const TuneSpace s = kt_shipped_space("kernels/tc/gemm_tc.hip");
+  EXPECT_EQ(kt_tunable_names(s), (std::vector<std::string>{"GEMM_TC_BM", "GEMM_TC_BN", "GEMM_TC_BK", "GEMM_TC_STAGES"}));
   EXPECT_EQ(s.describe(s.own_point()), "GEMM_TC_BM=128 GEMM_TC_BN=256 GEMM_TC_BK=32 GEMM_TC_STAGES=4");
   EXPECT_EQ(s.size(), 3u * 3 * 2 * 4);
   EXPECT_EQ(point_excluded(s, s.own_point(), kH100Tunables), "");
   // kSmemBytes at the default: 4 stages of (128 + 256) rows of 32 fp16 (the 96 KiB the
   // footprint's block() reports); kThreads: 2 x 4 warps.
-  EXPECT_EQ(rule_at(s, s.shared_bytes, s.own_point()), 96 * 1024);
-  EXPECT_EQ(rule_at(s, s.threads, s.own_point()), 256);
+  EXPECT_EQ(kt_rule_at(s, s.shared_bytes, s.own_point()), 96 * 1024);
+  EXPECT_EQ(kt_rule_at(s, s.threads, s.own_point()), 256);
 }
 
 TEST(KernelTunables, GemmTcSpaceHoldsTheTilesItsWarpLayoutTakes) {
-  const TuneSpace s = shipped_space("kernels/tc/gemm_tc.hip");
+  const TuneSpace s = kt_shipped_space("kernels/tc/gemm_tc.hip");
   const TuneEnumeration e = enumerate_points(s, kH100Tunables);
   EXPECT_EQ(e.points.size() + e.excluded, s.size());
-  EXPECT_TRUE(holds_point(e, s.own_point()));
+  EXPECT_TRUE(kt_holds_point(e, s.own_point()));
   std::vector<std::pair<std::int64_t, std::int64_t>> tiles;
   for (const auto& p : e.points) {
     // The kernel's kThreads: one warp per 64x64 block, whole wave64s for the AMD path, and
     // at most 256 threads (255 registers each); the rule must say the same.
     const std::int64_t kernel_threads = (p[0] / 64) * (p[1] / 64) * 32;
-    EXPECT_EQ(rule_at(s, s.threads, p), kernel_threads) << s.describe(p);
+    EXPECT_EQ(kt_rule_at(s, s.threads, p), kernel_threads) << s.describe(p);
     EXPECT_GE(kernel_threads, 64) << s.describe(p);
     EXPECT_LE(kernel_threads, 256) << s.describe(p);
     // The kernel's kSmemBytes on the NVIDIA path.
-    EXPECT_EQ(rule_at(s, s.shared_bytes, p), p[3] * (p[0] + p[1]) * p[2] * 2) << s.describe(p);
-    EXPECT_LE(rule_at(s, s.shared_bytes, p), kH100Tunables.shared_bytes_per_block) << s.describe(p);
+    EXPECT_EQ(kt_rule_at(s, s.shared_bytes, p), p[3] * (p[0] + p[1]) * p[2] * 2) << s.describe(p);
+    EXPECT_LE(kt_rule_at(s, s.shared_bytes, p), kH100Tunables.shared_bytes_per_block) << s.describe(p);
     if (std::find(tiles.begin(), tiles.end(), std::make_pair(p[0], p[1])) == tiles.end()) tiles.emplace_back(p[0], p[1]);
   }
   // 64x128, 64x256, 128x64, 128x128, 128x256, 256x64, 256x128: not 64x64 (one warp, half a
@@ -152,7 +152,7 @@ TEST(KernelTunables, GemmTcDefaultGridLineIsTheOwnTilesGrid) {
   const auto path = test::source_dir() / "kernels/tc/gemm_tc.hip";
   auto k = KernelSource::load(path);
   ASSERT_TRUE(k.ok()) << k.error().message;
-  const TuneSpace s = shipped_space("kernels/tc/gemm_tc.hip");
+  const TuneSpace s = kt_shipped_space("kernels/tc/gemm_tc.hip");
   ASSERT_TRUE(k->default_grid().has_value());
   EXPECT_EQ(k->default_grid()->m, 4096u / static_cast<unsigned>(s.tunables[0].value));
   EXPECT_EQ(k->default_grid()->n, 32768u / static_cast<unsigned>(s.tunables[1].value));
@@ -176,7 +176,7 @@ std::string gemm_tc_build_failure(Backend& backend, const TuneSpace& s, const Tu
 }
 
 TEST(KernelTunablesBuild, GemmTcPointsBuildForSm90AndGfx940) {
-  const TuneSpace s = shipped_space("kernels/tc/gemm_tc.hip");
+  const TuneSpace s = kt_shipped_space("kernels/tc/gemm_tc.hip");
   const TuneEnumeration e = enumerate_points(s, kH100Tunables);
   const std::string nvcc = test::nvcc_path(), hipcc = test::hipcc_path();
   if (nvcc.empty() && hipcc.empty()) GTEST_SKIP() << "neither nvcc nor hipcc is installed";

@@ -50,7 +50,7 @@ RunHistory tune_report_history() {
   return h;
 }
 
-const TuneValueBest& value_best(const TuneReport& r, const std::string& name, std::int64_t value) {
+const TuneValueBest& tr_value_best(const TuneReport& r, const std::string& name, std::int64_t value) {
   for (const auto& v : r.per_value)
     if (v.name == name && v.value == value) return v;
   static const TuneValueBest none;
@@ -105,20 +105,20 @@ TEST(TuneReport, BestPerParameterValueAndPerOrder) {
   EXPECT_EQ(r.best->point, (TunePoint{64, 128, 2}));
   EXPECT_EQ(r.best->order, "grouped_m(G=8)");
 
-  const auto& bm64 = value_best(r, "BM", 64);
+  const auto& bm64 = tr_value_best(r, "BM", 64);
   ASSERT_TRUE(bm64.best);
   EXPECT_DOUBLE_EQ(bm64.best->ms, 1.25);
   EXPECT_EQ(bm64.evaluated, 2);
-  const auto& bm128 = value_best(r, "BM", 128);
+  const auto& bm128 = tr_value_best(r, "BM", 128);
   ASSERT_TRUE(bm128.best);
   EXPECT_DOUBLE_EQ(bm128.best->ms, 1.6);  // the baseline (2.0) and two failures beside it
   EXPECT_EQ(bm128.evaluated, 4);
   EXPECT_EQ(bm128.failed, 2);
-  const auto& bn64 = value_best(r, "BN", 64);
+  const auto& bn64 = tr_value_best(r, "BN", 64);
   EXPECT_FALSE(bn64.best);  // tried twice, failed twice
   EXPECT_EQ(bn64.failed, 2);
-  ASSERT_TRUE(value_best(r, "ST", 3).best);
-  EXPECT_DOUBLE_EQ(value_best(r, "ST", 3).best->ms, 1.6);
+  ASSERT_TRUE(tr_value_best(r, "ST", 3).best);
+  EXPECT_DOUBLE_EQ(tr_value_best(r, "ST", 3).best->ms, 1.6);
 
   ASSERT_EQ(r.per_order.size(), 2u);
   EXPECT_DOUBLE_EQ(r.per_order[0].best->ms, 2.0);  // identity: the baseline beats 64 x 128 x 2
