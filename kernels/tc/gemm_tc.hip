@@ -379,8 +379,9 @@ class GemmTcProgram : public SwzProgram {
   // of resident workgroups on an H100, and Bt (64 MB) exceeds the 50 MB L2, so row-major
   // order re-reads Bt from DRAM for every tile row (bench/results/*-h100-tc-calibration.md).
   SwzSize default_size() const override { return swz_footprint_spec().default_size(); }
-  // Ragged on purpose: M, N not multiples of 128/256, K not a multiple of BK (but of 8),
-  // a single partial tile, a K shorter than one pipeline, and a multi-tile grid.
+  // Ragged on purpose, for every declared configuration: M, N not multiples of 64 (so of no
+  // tile size), K not a multiple of BK (but of 8), a single partial tile, a K shorter than
+  // one pipeline, and multi-tile grids (128 x 256 x 64 is one whole tile at the default).
   std::vector<SwzSize> verify_sizes() const override {
     return {{128, 256, 64}, {257, 300, 72}, {1, 9, 8}, {300, 1, 16}, {200, 520, 40},
             {515, 777, 1000}};
