@@ -6,7 +6,8 @@
 
 # tests/unit, toolchain: host C++ builds made in-process (the mapping check's evaluator, the
 # footprint program, the region validator's and the Python translation's compile checks),
-# nvcc (the topology probe), python3 (Triton launchers).
+# nvcc (the topology probe, the shipped GEMMs' tuning points), hipcc (those points for AMD),
+# python3 (Triton launchers).
 set(SWZ_UNIT_DIR_TOOLCHAIN
   BuiltinFamilyBijection.*
   BuiltinFamilyPython.*
@@ -14,6 +15,7 @@ set(SWZ_UNIT_DIR_TOOLCHAIN
   CheckMapping.*
   FamilyOrderBuiltIns/FamilyOrderRegion.*
   FootprintLoad.*
+  KernelTunablesBuild.*
   PyRegionSemantics.Int32LikeTriton
   PyRegionTranslates.GeneratedRegionsValidateAndCompile
   RegionValidatorCompiles.*

@@ -6,23 +6,27 @@
 // contiguous, which is what ldmatrix and the MFMA operand loads want), C is M x N fp32.
 // Size is M,N,K; K must be a multiple of 8 (16-byte rows for cp.async), M and N are free.
 //
-// Each workgroup computes one 128x256 tile of C; the 1-D grid has tiles_m * tiles_n
-// workgroups and workgroup blockIdx.x computes logical tile swizzle_pid(blockIdx.x, ...),
-// row-major over the tile grid (tile_m = t / tiles_n, tile_n = t % tiles_n).
+// Each workgroup computes one tile of C, the declared GEMM_TC_BM x GEMM_TC_BN tile, 128 x 256
+// by default; the 1-D grid has tiles_m * tiles_n workgroups (`info` reports the grid for the
+// values built) and workgroup blockIdx.x computes logical tile swizzle_pid(blockIdx.x, ...),
+// row-major over the tile grid (tile_m = t / tiles_n, tile_n = t % tiles_n). The tile, the
+// k-slice and the pipeline depth are swizzleperf tunables (the guarded defines below).
 //
-// NVIDIA path (nvcc through hip_on_cuda, sm_80+): 8 warps as 2 (M) x 4 (N), 64x64 outputs
-// per warp; `mma.sync.aligned.m16n8k16` fp16 -> fp32 from `ldmatrix.x4` fragments; a
+// NVIDIA path (nvcc through hip_on_cuda, sm_80+): (BM/64) x (BN/64) warps, 64x64 outputs per
+// warp (2 x 4 = 8 warps by default); `mma.sync.aligned.m16n8k16` fp16 -> fp32 from `ldmatrix.x4` fragments; a
 // GEMM_TC_STAGES-deep `cp.async` pipeline of BK = GEMM_TC_BK k-slices in dynamic shared
 // memory, rows XOR-swizzled in 16-byte chunks so that the eight row addresses of every
 // ldmatrix hit eight different bank groups. Out-of-range rows are zero-filled by cp.async
 // (src-size 0), so ragged M and N need no branches in the main loop.
-// AMD path (hipcc, gfx908/90a/94x): 4 wave64s, each a 32x256 strip of the tile as eight
-// 32x32 blocks of `__builtin_amdgcn_mfma_f32_32x32x8f16`, operands loaded straight from
-// global memory (simple, correct; not tuned). Other AMD targets: a scalar fallback.
+// AMD path (hipcc, gfx908/90a/94x): the same threads as wave64s (4 by default), each taking
+// 32-row strips of the tile (one by default) as 32x32 blocks of
+// `__builtin_amdgcn_mfma_f32_32x32x8f16`, operands loaded straight from global memory
+// (simple, correct; not tuned). Other AMD targets: a scalar fallback.
 //
-// Every output element's arithmetic (the k order, the fragment order) is fixed by its tile
-// position alone, never by which workgroup computes it or when: full-size outputs are
-// identical bit for bit under every swizzle (dump_tol 0).
+// At a given configuration every output element's arithmetic (the k order, the fragment
+// order) is fixed by its tile position alone, never by which workgroup computes it or when:
+// full-size outputs are identical bit for bit under every swizzle (dump_tol 0). Another
+// configuration may sum in another order and is held to the tolerance, not to the bits.
 #include <hip/hip_runtime.h>
 #include "swz_harness.h"
 #include "swz_fp16.h"
@@ -36,16 +40,38 @@ SWZ_HD unsigned swizzle_pid(unsigned pid, unsigned num_pids, SwizzleGrid grid) {
 #include <cstdint>
 
 // swizzleperf:footprint-begin
+// The configuration, declared for `swizzleperf tune` (docs/kernel-contract.md, Tunables): a
+// build's -DNAME=V wins over the values written here, which are the program's own.
+//
+// The tile is made of 64x64 warp tiles (the NVIDIA path's register blocking: 4 x 8 mma
+// fragments a warp, 255 registers a thread at sm_90), so BM and BN are multiples of 64 and
+// the threads follow them: (BM/64) * (BN/64) warps. 256 threads at most: at 255 registers a
+// thread, 65536 registers hold 256 threads, and more would spill (256 x 256 is left out). At
+// least 64 threads (128 x 64 or 64 x 128): the AMD path's MFMA needs whole wave64s.
+// BK: 32 or 64 (the shared-memory row swizzle is written for 4 or 8 16-byte chunks a row).
+#ifndef GEMM_TC_BM
+#define GEMM_TC_BM 128  // swizzleperf:tunable 64 128 256
+#endif
+#ifndef GEMM_TC_BN
+#define GEMM_TC_BN 256  // swizzleperf:tunable 64 128 256
+#endif
 #ifndef GEMM_TC_BK
-#define GEMM_TC_BK 32
+#define GEMM_TC_BK 32  // swizzleperf:tunable 32 64
 #endif
 #ifndef GEMM_TC_STAGES
-#define GEMM_TC_STAGES 4
+#define GEMM_TC_STAGES 4  // swizzleperf:tunable 2 3 4 5
 #endif
+// swizzleperf:restrict GEMM_TC_BM * GEMM_TC_BN <= 128 * 256 && GEMM_TC_BM * GEMM_TC_BN >= 64 * 128
+// swizzleperf:shared-bytes GEMM_TC_STAGES * (GEMM_TC_BM + GEMM_TC_BN) * GEMM_TC_BK * 2
+// swizzleperf:threads GEMM_TC_BM * GEMM_TC_BN / 128
 
-constexpr int kBM = 128, kBN = 256, kThreads = 256;
+constexpr int kBM = GEMM_TC_BM, kBN = GEMM_TC_BN;
+constexpr int kThreads = (kBM / 64) * (kBN / 64) * 32;  // one warp per 64x64 block
 constexpr int kBK = GEMM_TC_BK, kStages = GEMM_TC_STAGES;
+static_assert(kBM % 64 == 0 && kBN % 64 == 0, "GEMM_TC_BM and GEMM_TC_BN must be multiples of 64");
+static_assert(kThreads >= 64 && kThreads <= 256, "GEMM_TC_BM * GEMM_TC_BN must be 8192 .. 32768 (64 .. 256 threads)");
 static_assert(kBK == 32 || kBK == 64, "GEMM_TC_BK must be 32 or 64");
+static_assert(kStages >= 2, "GEMM_TC_STAGES must be at least 2");
 
 // Tile (tm, tn) reads A's row panel (kBM rows of K fp16, clamped to M) and Bt's row panel
 // (kBN rows of K fp16, clamped to N: B is stored transposed, so the tile's B columns are
@@ -61,17 +87,18 @@ class GemmTcFootprint : public SwzFootprintSpec {
   SwzFootprintGrid grid(const SwzSize& s, unsigned) const override {
     return {(s[0] + kBM - 1ull) / kBM, (s[1] + kBN - 1ull) / kBN};
   }
-  // 256 threads; shared memory: the NVIDIA path's kStages-deep cp.async pipeline of A and Bt
-  // k-slices, dynamic, kStages * (kBM + kBN) * kBK fp16 (96 KiB at BK 32, 4 stages); the AMD
-  // paths read operands straight from global memory and use none. __launch_bounds__(256, 1)
-  // bounds registers at 65536 / 256 = 256, no tighter than the per-thread maximum: 0.
+  // kThreads threads (256 by default); shared memory: the NVIDIA path's kStages-deep cp.async
+  // pipeline of A and Bt k-slices, dynamic, kStages * (kBM + kBN) * kBK fp16 (96 KiB at the
+  // default 128 x 256, BK 32, 4 stages); the AMD paths read operands straight from global
+  // memory and use none. __launch_bounds__(kThreads, 1) bounds registers at 65536 / kThreads
+  // >= 256, no tighter than the per-thread maximum: 0.
   SwzBlockUse block(const SwzSize&, unsigned) const override {
     return {kThreads, 2ull * kStages * (kBM + kBN) * kBK, 0};
   }
   const char* size_error(const SwzSize& s) const override {
     if (s[2] % 8 != 0) return "K must be a multiple of 8 (16-byte fp16 rows)";
     const long long lim = (1ll << 31) - kBN;
-    if (s[0] >= lim || s[1] >= lim || s[2] >= lim) return "M, N and K must be below 2^31 - 256";
+    if (s[0] >= lim || s[1] >= lim || s[2] >= lim) return "M, N and K must be below 2^31 - GEMM_TC_BN";
     if ((s[0] + kBM - 1) / kBM * ((s[1] + kBN - 1) / kBN) >= (1ll << 31))
       return "tiles_m * tiles_n must be below 2^31";
     return nullptr;
@@ -81,7 +108,7 @@ class GemmTcFootprint : public SwzFootprintSpec {
     const unsigned long long M = s[0], N = s[1], K = s[2];
     const unsigned long long r0 = tm * kBM, c0 = tn * kBN;
     const unsigned long long rows = swz_fp_clamp(r0, kBM, M), cols = swz_fp_clamp(c0, kBN, N);
-    // Each stage loads kBK halfs (64 or 128 bytes) of every row of A and Bt: the rows' pieces.
+    // Each stage loads kBK halves (64 or 128 bytes) of every row of A and Bt: the rows' pieces.
     out.read(kA, 2 * r0 * K, 2 * K, 2 * K, rows, SwzWalk::parallel, 2 * kBK);
     out.read(kBt, 2 * c0 * K, 2 * K, 2 * K, cols, SwzWalk::parallel, 2 * kBK);
     out.write(kC, 4 * (r0 * N + c0), 4 * cols, 4 * N, rows, SwzWalk::once);
@@ -95,6 +122,11 @@ const SwzFootprintSpec& swz_footprint_spec() {
 
 constexpr int kCPR = kBK / 8;                        // 16-byte chunks per shared-memory row
 constexpr int kStageHalves = (kBM + kBN) * kBK;      // one pipeline stage: A tile + Bt tile
+constexpr int kWarpsN = kBN / 64;                    // warps across the tile's columns
+// load_stage spreads each operand's chunks evenly over the threads (128 * kCPR / kBN and
+// 128 * kCPR / kBM chunks a thread: at least 1 and whole for every allowed tile).
+static_assert(kBM * kCPR % kThreads == 0 && kBN * kCPR % kThreads == 0,
+              "every thread copies the same whole number of 16-byte chunks");
 #if defined(SWZ_HIP_ON_CUDA)
 constexpr int kSmemBytes = kStages * kStageHalves * 2;
 #else
@@ -166,7 +198,7 @@ __device__ __forceinline__ void gemm_tile_mma(const uint16_t* __restrict__ A,
                                               int row0, int col0) {
   extern __shared__ __align__(128) uint16_t smem[];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int wm = (warp / 4) * 64, wn = (warp % 4) * 64;  // warp's 64x64 block in the tile
+  const int wm = (warp / kWarpsN) * 64, wn = (warp % kWarpsN) * 64;  // warp's 64x64 block in the tile
 
   float acc[4][8][4];
 #pragma unroll
@@ -267,35 +299,40 @@ __device__ __forceinline__ swz_half4_t load_k4(const uint16_t* p, int rows, int 
   return *reinterpret_cast<const swz_half4_t*>(p + static_cast<size_t>(r) * K + k);
 }
 
-// Wave w owns rows 32w..32w+31 of the tile; block b of its eight covers columns 32b..32b+31.
+// The tile's 32-row strips go to the waves in turn: wave w owns strips w, w + kWaves, ...
+// (by default 4 waves and 4 strips: strip w, rows 32w..32w+31); block b of a strip's kBN/32
+// covers columns 32b..32b+31. Every tile has 256 / kBN strips a wave (1, 2 or 4).
 // mfma_f32_32x32x8f16 operands: lane l holds A[l%32][4(l/32) .. +3] and B[same k][l%32];
 // result register v of lane l is D[8(v/4) + 4(l/32) + v%4][l%32].
+constexpr int kWaves = kThreads / 64, kStrips = kBM / 32, kBlocksN = kBN / 32;
 __device__ void gemm_tile_mfma(const uint16_t* __restrict__ A, const uint16_t* __restrict__ Bt,
                                float* __restrict__ C, int M, int N, int K, int row0, int col0) {
   const int lane = threadIdx.x % 64, wave = threadIdx.x / 64;
-  const int r_a = row0 + wave * 32 + lane % 32;
   const int kq = (lane / 32) * 4;
-  swz_float16_t acc[8];
+  for (int strip = wave; strip < kStrips; strip += kWaves) {
+    const int r_a = row0 + strip * 32 + lane % 32;
+    swz_float16_t acc[kBlocksN];
 #pragma unroll
-  for (int b = 0; b < 8; ++b)
+    for (int b = 0; b < kBlocksN; ++b)
 #pragma unroll
-    for (int v = 0; v < 16; ++v) acc[b][v] = 0.f;
-  for (int k0 = 0; k0 < K; k0 += 8) {
-    const swz_half4_t a = load_k4(A, M, K, r_a, k0 + kq);
+      for (int v = 0; v < 16; ++v) acc[b][v] = 0.f;
+    for (int k0 = 0; k0 < K; k0 += 8) {
+      const swz_half4_t a = load_k4(A, M, K, r_a, k0 + kq);
 #pragma unroll
-    for (int b = 0; b < 8; ++b) {
-      const swz_half4_t bv = load_k4(Bt, N, K, col0 + b * 32 + lane % 32, k0 + kq);
-      acc[b] = __builtin_amdgcn_mfma_f32_32x32x8f16(a, bv, acc[b], 0, 0, 0);
+      for (int b = 0; b < kBlocksN; ++b) {
+        const swz_half4_t bv = load_k4(Bt, N, K, col0 + b * 32 + lane % 32, k0 + kq);
+        acc[b] = __builtin_amdgcn_mfma_f32_32x32x8f16(a, bv, acc[b], 0, 0, 0);
+      }
     }
-  }
 #pragma unroll
-  for (int b = 0; b < 8; ++b) {
-    const int c = col0 + b * 32 + lane % 32;
-    if (c >= N) continue;
+    for (int b = 0; b < kBlocksN; ++b) {
+      const int c = col0 + b * 32 + lane % 32;
+      if (c >= N) continue;
 #pragma unroll
-    for (int v = 0; v < 16; ++v) {
-      const int r = row0 + wave * 32 + 8 * (v / 4) + 4 * (lane / 32) + v % 4;
-      if (r < M) C[static_cast<size_t>(r) * N + c] = acc[b][v];
+      for (int v = 0; v < 16; ++v) {
+        const int r = row0 + strip * 32 + 8 * (v / 4) + 4 * (lane / 32) + v % 4;
+        if (r < M) C[static_cast<size_t>(r) * N + c] = acc[b][v];
+      }
     }
   }
 }
@@ -342,8 +379,9 @@ class GemmTcProgram : public SwzProgram {
   // of resident workgroups on an H100, and Bt (64 MB) exceeds the 50 MB L2, so row-major
   // order re-reads Bt from DRAM for every tile row (bench/results/*-h100-tc-calibration.md).
   SwzSize default_size() const override { return swz_footprint_spec().default_size(); }
-  // Ragged on purpose: M, N not multiples of 128/256, K not a multiple of BK (but of 8),
-  // a single partial tile, a K shorter than one pipeline, and a multi-tile grid.
+  // Ragged on purpose, for every declared configuration: M, N not multiples of 64 (so of no
+  // tile size), K not a multiple of BK (but of 8), a single partial tile, a K shorter than
+  // one pipeline, and multi-tile grids (128 x 256 x 64 is one whole tile at the default).
   std::vector<SwzSize> verify_sizes() const override {
     return {{128, 256, 64}, {257, 300, 72}, {1, 9, 8}, {300, 1, 16}, {200, 520, 40},
             {515, 777, 1000}};

@@ -7,12 +7,15 @@
 # shape, as kernels/tc/gemm_tc.hip: B is 64 MB, more than the H100's 50 MB L2, so the
 # row-major tile order re-reads B from DRAM for every tile row).
 #
-# One program per 128 x 256 tile of C (BLOCK_K 64, 8 warps, 3 pipeline stages: the shape the
-# Triton matmul tutorial ships for fp16 on NVIDIA; fixed, no autotuning, so every candidate
-# region compiles once). The 1-D launch has tiles_m * tiles_n programs and program
-# tl.program_id(0) computes logical tile swizzle_pid(pid, ...), row-major over the tile grid
-# (tile_m = t // tiles_n, tile_n = t % tiles_n): the identity region is the plain row-major
-# order, tile rows of 128 tiles one after the other.
+# One program per tile of C: the declared BLOCK_M x BLOCK_N tile, 128 x 256 by default (with
+# BLOCK_K 64, 8 warps and 3 pipeline stages: the shape the Triton matmul tutorial ships for
+# fp16 on NVIDIA). The five are swizzleperf tunables (module-level constants below, with the
+# rules that prune them); no Triton autotuning, so every candidate region compiles once per
+# configuration, and `info` reports the grid for the values the program holds. The 1-D launch
+# has tiles_m * tiles_n programs and program tl.program_id(0) computes logical tile
+# swizzle_pid(pid, ...), row-major over the tile grid (tile_m = t // tiles_n, tile_n = t %
+# tiles_n): the identity region is the plain row-major order, tile rows one after the other
+# (128 tiles each at the default size and tile; the default-grid line above is that grid).
 #
 # Ragged sizes: the A rows and B columns a program loads are taken modulo M and N (every
 # load stays inside A and B; the wrapped rows/columns only feed outputs that are never
@@ -21,18 +24,21 @@
 # broken mapping) is computed as tile 0 and stored nowhere, so verify reports the tiles it
 # left unwritten instead of the kernel writing out of bounds.
 #
-# Order independence: every output element is one tl.dot accumulation over the K slices in
-# increasing order with a fixed instruction sequence, determined by its tile position alone,
-# never by which program computes it or when; there are no atomics and no cross-program
-# reductions, so full-size outputs are identical bit for bit under every swizzle (dump_tol 0).
+# Order independence: at a given configuration every output element is one tl.dot
+# accumulation over the K slices in increasing order with a fixed instruction sequence,
+# determined by its tile position alone, never by which program computes it or when; there
+# are no atomics and no cross-program reductions, so full-size outputs are identical bit for
+# bit under every swizzle (dump_tol 0). Another configuration (another BLOCK_K, tile or warp
+# count) may sum in another order: it is held to the tolerance below, not to the bits.
 #
 # Tolerance: the harness default, abs = 4 * K * 2^-24 * max|ref|, rel 0. The inputs are
 # uniform in [-1, 1) rounded to fp16, and the reference sums the exact products of those same
 # fp16 values in float64, so input rounding is not an error. Each fp16 x fp16 product is exact
 # in fp32 (11 + 11 significant bits); what remains is the fp32 accumulation on the tensor
 # cores (products of one k16 step aligned and added, possibly truncating): one rounding of a
-# few units of 2^-24 relative to the running partial sum per k16 step, K/16 steps, the
-# partial sums of the order of max|ref| -- more than an order of magnitude below the bound.
+# few units of 2^-24 relative to the running partial sum per k16 step, K/16 steps whatever
+# BLOCK_K is (a BLOCK_K slice is BLOCK_K/16 such steps), the partial sums of the order of
+# max|ref| -- more than an order of magnitude below the bound.
 # A wrong or missing tile, or a dropped k slice, errs by O(1) (|C| ~ sqrt(K)/3, one fp16
 # product up to 1) or leaves the NaN poison.
 #
@@ -58,11 +64,23 @@ def swizzle_pid(pid, num_pids, grid_m, grid_n):
 # swizzleperf:end
 
 
-BLOCK_M = 128
-BLOCK_N = 256
-BLOCK_K = 64
-NUM_WARPS = 8
-NUM_STAGES = 3
+# The configuration, declared for `swizzleperf tune` (docs/kernel-contract.md, Tunables); the
+# values written are the program's own (the baseline a tuned point is judged against).
+BLOCK_M = 128  # swizzleperf:tunable 64 128 256
+BLOCK_N = 256  # swizzleperf:tunable 64 128 256
+BLOCK_K = 64  # swizzleperf:tunable 32 64 128
+NUM_WARPS = 8  # swizzleperf:tunable 4 8
+NUM_STAGES = 3  # swizzleperf:tunable 2 3 4 5
+# The fp32 accumulator, BLOCK_M * BLOCK_N values over NUM_WARPS * 32 threads, at most 128
+# registers a thread (more spills: 256 x 256 on 8 warps would need 256), and at least a
+# 64 x 64 block per 4 warps (smaller tiles leave warps without a tensor-core tile).
+# swizzleperf:restrict BLOCK_M * BLOCK_N <= 128 * NUM_WARPS * 32
+# swizzleperf:restrict BLOCK_M * BLOCK_N * 4 >= 64 * 64 * NUM_WARPS
+# Shared memory: Triton's software pipeline keeps NUM_STAGES fp16 A and B tiles (its other
+# scratch, such as the epilogue's layout conversion, reuses that space); a point that still
+# does not fit fails to compile, and the tune run records it and goes on.
+# swizzleperf:shared-bytes (BLOCK_M * BLOCK_K + BLOCK_K * BLOCK_N) * 2 * NUM_STAGES
+# swizzleperf:threads NUM_WARPS * 32
 
 
 @triton.jit(do_not_specialize=["M"])

@@ -1,6 +1,8 @@
 // Test builders (see builders.h).
 #include "support/builders.h"
 
+#include <type_traits>
+
 namespace swz::test {
 
 Metrics metrics_with(double l2_hit_pct, std::optional<double> dram_read_bytes, std::optional<double> dram_write_bytes,
@@ -56,6 +58,26 @@ AttemptBuilder& AttemptBuilder::ms(double median_ms, int reps) {
 }
 AttemptBuilder& AttemptBuilder::speedup(std::optional<double> s) {
   a_.speedup = s;
+  return *this;
+}
+
+AttemptBuilder& AttemptBuilder::defines(const std::map<std::string, std::int64_t>& defines) {
+  // A generic lambda, so that only the branch of the map's real value type is instantiated.
+  auto fill = [&defines](auto& out) {
+    using Value = typename std::decay_t<decltype(out)>::mapped_type;
+    out.clear();
+    for (const auto& kv : defines) {
+      if constexpr (std::is_same_v<Value, std::string>)
+        out[kv.first] = std::to_string(kv.second);
+      else
+        out[kv.first] = static_cast<Value>(kv.second);
+    }
+  };
+  fill(a_.defines);
+  return *this;
+}
+AttemptBuilder& AttemptBuilder::wall(double seconds) {
+  a_.wall_seconds = seconds;
   return *this;
 }
 

@@ -3,6 +3,8 @@
 // filling structs field by field in every file.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -30,6 +32,9 @@ class AttemptBuilder {
   AttemptBuilder& metrics(Metrics m);
   AttemptBuilder& ms(double median_ms, int reps = 10);           // timing: median = min = max
   AttemptBuilder& speedup(std::optional<double> s);
+  // Build defines (a tuning point), written in whatever type Attempt::defines holds.
+  AttemptBuilder& defines(const std::map<std::string, std::int64_t>& defines);
+  AttemptBuilder& wall(double seconds);                           // wall_seconds
   Attempt build() const { return a_; }
   operator Attempt() const { return a_; }  // NOLINT: builders read best without .build()
 
