@@ -14,7 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-TemplateVerdict tpl_rejected(std::string why) { return {false, std::move(why), {}}; }
+TemplateVerdict gate_rejected(std::string why) { return {false, std::move(why), {}}; }
 
 }  // namespace
 
@@ -34,13 +34,13 @@ Result<TemplateVerdict> gate_template(Backend& backend, const TemplateGateReques
   tb.defines = request.defaults;
   auto tbuilt = backend.build(tb);
   if (!tbuilt) return tbuilt.error();
-  if (!tbuilt->ok) return tpl_rejected("at its defaults the template does not build: " + tbuilt->failure);
+  if (!tbuilt->ok) return gate_rejected("at its defaults the template does not build: " + tbuilt->failure);
 
   const auto timeout = backend.tools().run_timeout;
   const ProgramRun ov = backend.run_program(orig_exe, {"verify"}, timeout);
   if (!ov.process.success()) return make_error(request.original.string() + " fails its own verify: " + ov.failure("verify"));
   const ProgramRun tv = backend.run_program(tmpl_exe, {"verify"}, timeout);
-  if (!tv.process.success()) return tpl_rejected("at its defaults the template fails verify: " + tv.failure("verify"));
+  if (!tv.process.success()) return gate_rejected("at its defaults the template fails verify: " + tv.failure("verify"));
 
   // Exact comparison (tolerance 0): the same program must give the same bytes.
   OutputCheck check(backend, {}, 0.0);
@@ -49,8 +49,8 @@ Result<TemplateVerdict> gate_template(Backend& backend, const TemplateGateReques
   if (b.kind != OutputCheckResult::Kind::ok) return make_error(request.original.string() + "'s output: " + b.reason);
   const auto c = check.check_candidate(tmpl_exe, tmpl_dir, orig_dir, base.output_check, cand);
   if (c.kind == OutputCheckResult::Kind::mismatch)
-    return tpl_rejected("at its defaults the template's full-size output differs from the original's: " + c.reason);
-  if (c.kind != OutputCheckResult::Kind::ok) return tpl_rejected("at its defaults the template's output: " + c.reason);
+    return gate_rejected("at its defaults the template's full-size output differs from the original's: " + c.reason);
+  if (c.kind != OutputCheckResult::Kind::ok) return gate_rejected("at its defaults the template's output: " + c.reason);
   TemplateVerdict v;
   v.accepted = true;
   if (base.output_check) v.digest = base.output_check->hash;
