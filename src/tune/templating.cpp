@@ -118,9 +118,7 @@ Result<TemplateProposal> propose_template(std::string_view text, RegionLanguage 
   out.skipped = scan->skipped;
   std::map<std::size_t, TplLineEdit> edits;
   std::map<std::string, std::string> tunable_of;  // constant -> its tunable, for the shared-bytes rule
-  std::vector<std::size_t> bracketed;
-  for (std::size_t i = 0; i < masked.size(); ++i)
-    if (masked[i].find('[') != std::string_view::npos && masked[i].find("__shared__") == std::string_view::npos) bracketed.push_back(i);
+  const auto plain_arrays = tpl_plain_array_sizes(masked);
   std::uint64_t points = 1;  // the space's size so far: kept within kMaxTunePoints
   auto full = [&](int line, const std::string& n) {
     out.skipped.push_back({n, line, fmt::format("more than {} tunables: tune fewer at once", kMaxTunables)});
@@ -143,8 +141,8 @@ Result<TemplateProposal> propose_template(std::string_view text, RegionLanguage 
       continue;
     }
     if (role == "tile" || role == "group")
-      if (int at = tpl_sizes_plain_array(masked, bracketed, k.name)) {
-        out.skipped.push_back({k.name, line, fmt::format("sizes a plain array at line {}, not only tiles: tune it by hand if it is one", at)});
+      if (auto at = plain_arrays.find(k.name); at != plain_arrays.end()) {
+        out.skipped.push_back({k.name, line, fmt::format("sizes a plain array at line {}, not only tiles: tune it by hand if it is one", at->second)});
         continue;
       }
     if (points * values->size() > kMaxTunePoints) {

@@ -80,10 +80,9 @@ std::vector<std::string_view> tpl_lines(std::string_view text);
 std::string tpl_role(std::string_view name);
 // Whether `name` occurs in `masked` as a whole identifier.
 bool tpl_has_ident(std::string_view masked, std::string_view name);
-// The first line (1-based) where `name` sizes a plain array in a declaration (`float buf[NAME];`,
-// not a __shared__ tile), or 0; `bracketed`: the lines holding a '[' and no __shared__.
-int tpl_sizes_plain_array(const std::vector<std::string_view>& masked, const std::vector<std::size_t>& bracketed,
-                          const std::string& name);
+// Each name that sizes a plain array in a declaration (`float buf[NAME];`, not a __shared__
+// tile: two words before the '['), with the first such line (1-based). Built once, linear.
+std::map<std::string, int> tpl_plain_array_sizes(const std::vector<std::string_view>& masked);
 // The shared-bytes rule when every __shared__ array of a one-kernel file reads only the
 // constants of `tunable_of` (constant -> its tunable) and literals in its sizes, else nullopt.
 std::optional<std::string> tpl_shared_bytes(std::string_view text, const std::vector<std::string_view>& masked,

@@ -250,32 +250,47 @@ bool tpl_has_ident(std::string_view masked, std::string_view name) {
   return false;
 }
 
-int tpl_sizes_plain_array(const std::vector<std::string_view>& masked, const std::vector<std::size_t>& bracketed,
-                          const std::string& name) {
+std::map<std::string, int> tpl_plain_array_sizes(const std::vector<std::string_view>& masked) {
   static const std::set<std::string_view> not_types = {"return", "case", "else", "delete", "throw", "sizeof", "new", "co_return"};
-  for (std::size_t i : bracketed) {
+  std::map<std::string, int> first;
+  for (std::size_t i = 0; i < masked.size(); ++i) {
     const std::string_view l = masked[i];
-    if (l.find(name) == std::string_view::npos) continue;
-    for (std::size_t open = l.find('['); open != std::string_view::npos; open = l.find('[', open + 1)) {
+    if (l.find('[') == std::string_view::npos || l.find("__shared__") != std::string_view::npos) continue;
+    // Each '[' up to its ']', the next search after that ']': linear in the line.
+    for (std::size_t open = l.find('['); open != std::string_view::npos;) {
       const std::size_t close = l.find(']', open);
       if (close == std::string_view::npos) break;
-      if (!tpl_has_ident(l.substr(open + 1, close - open - 1), name)) continue;
+      const std::size_t next = l.find('[', close);
       std::size_t j = open;
       while (j > 0 && l[j - 1] == ' ') --j;
       const std::size_t var_end = j;
       while (j > 0 && tpl_ident_char(l[j - 1])) --j;
-      if (j == var_end) continue;
-      while (j > 0 && l[j - 1] == ' ') --j;
-      if (j == 0) continue;
-      const char before = l[j - 1];
-      if (before == '*' || before == '&' || before == '>') return static_cast<int>(i + 1);
-      if (!tpl_ident_char(before)) continue;
-      std::size_t w = j;
-      while (w > 0 && tpl_ident_char(l[w - 1])) --w;
-      if (!not_types.count(l.substr(w, j - w))) return static_cast<int>(i + 1);
+      bool declares = false;
+      if (j != var_end) {
+        while (j > 0 && l[j - 1] == ' ') --j;
+        const char before = j > 0 ? l[j - 1] : '\0';
+        if (before == '*' || before == '&' || before == '>') {
+          declares = true;
+        } else if (j > 0 && tpl_ident_char(before)) {
+          std::size_t w = j;
+          while (w > 0 && tpl_ident_char(l[w - 1])) --w;
+          declares = !not_types.count(l.substr(w, j - w));
+        }
+      }
+      for (std::size_t k = open + 1; declares && k < close;) {
+        if (!tpl_ident_start(l[k])) {
+          ++k;
+          continue;
+        }
+        std::size_t e = k;
+        while (e < close && tpl_ident_char(l[e])) ++e;
+        first.emplace(std::string(l.substr(k, e - k)), static_cast<int>(i + 1));
+        k = e;
+      }
+      open = next;
     }
   }
-  return 0;
+  return first;
 }
 
 // The shared-bytes rule when every __shared__ array of a one-kernel file reads only
