@@ -131,5 +131,27 @@ TEST(TemplateE2E, ADeadEndpointIsOneLineAndExitTwo) {
   EXPECT_FALSE(fs::exists(tmp / "gemm.tuned.hip"));
 }
 
+// A Triton program on the triton backend: the fake Triton program (tests/fakes/fake_triton)
+// under a shell stand-in for the Python with torch and triton, as TritonE2E runs it.
+TEST(TemplateTritonE2E, AModuleConstantOfATritonProgramIsTemplatedAndGated) {
+  if (!have_tool("python3")) GTEST_SKIP() << "no python3";
+  TempDir tmp;
+  const fs::path dir = source_dir() / "tests" / "fakes" / "fake_triton";
+  const std::string original = read_text(dir / "fake_matmul.py");
+  write_text(tmp / "fake_matmul.py", original);
+  write_text(tmp / "python",
+             "#!/bin/sh\ncase \"$1\" in\n  *swz_device_query.py) echo '{}'; exit 0;;\n"
+             "  -c) case \"$2\" in 'import torch'|'import triton') exit 0;; esac;;\nesac\nexec python3 \"$@\"\n");
+  fs::permissions(tmp / "python", fs::perms::owner_all);
+  auto r = run_cli({"template", (tmp / "fake_matmul.py").string(), "--python", (tmp / "python").string(), "--arch", "sm_90"},
+                   tmp.path(), {"PYTHONPATH=" + dir.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_TRUE(has(r.out, "TILE                 64  line 50 (module, tile)  -> 32 64 128")) << r.out;
+  EXPECT_TRUE(has(r.out, "shared-bytes rule: none")) << r.out;
+  std::string expected = original;
+  expected.replace(expected.find("TILE = 64\n"), 10, "TILE = 64  # swizzleperf:tunable 32 64 128\n");
+  EXPECT_EQ(read_text(tmp / "fake_matmul.tuned.py"), expected);
+}
+
 }  // namespace
 }  // namespace swz::test
