@@ -72,10 +72,12 @@ struct TemplateProposal {
 Result<TemplateProposal> propose_template(std::string_view text, RegionLanguage language, const std::string& name);
 
 // An untrusted template (an LLM's reply) of `original`: it must parse as a tune space with at
-// least one tunable, keep the program's region and its kernels (the same @triton.jit functions /
-// __global__ kernels by name, in order), and declare every tunable that stands for one of the
-// original's constants at that constant's value (its name, or SWZ_T_ and its name). The space,
-// or the one-line reason it is refused. The build-and-compare gate comes after this.
+// least one tunable, still hold one swizzle region (when the original does) and the original's
+// kernels (the same @triton.jit functions / __global__ kernels by name, in order), and declare
+// every tunable that stands for one of the original's constants at that constant's value (its
+// name, or SWZ_T_ and its name). The space, or the one-line reason it is refused. What else the
+// reply changed is not compared here: the build-and-compare gate that comes after it catches a
+// change that shows in the program's verify or output.
 Result<TuneSpace> check_template_reply(std::string_view original, std::string_view reply, RegionLanguage language,
                                        const std::string& name);
 
