@@ -57,4 +57,5 @@ set(SWZ_E2E_DIR_TOOLCHAIN
   NewcomerE2E.AGridBeyondA32BitPidIsRefusedNamingTheLimit
   NewcomerE2E.AHangingRegionIsStoppedAtCheckTimeout
   NewcomerE2E.ThirtyKilobytesOfWhitespaceInARegionIsScannedNotACrash
+  TemplateTritonE2E.*
   TritonE2E.*)

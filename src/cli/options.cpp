@@ -19,6 +19,7 @@ const std::vector<Command>& commands() {
       {"check", "host-only mapping check of kernels' swizzle regions (any machine, no GPU); --junit", cmd_check},
       {"predict", "predict each die's L2 hit rate and DRAM bytes for a block order, from the kernel's footprint (no GPU)", cmd_predict},
       {"build", "compile a kernel as the loop would, without running it", cmd_build},
+      {"template", "propose a kernel's tile, block, warp and stage constants as tunables (--llm: the model's); gated by build and output", cmd_template},
       {"suite", "optimize a list of kernels (default kernels/*.hip and *.cu); shards and merge", cmd_suite},
       {"sweep", "baseline vs a run's best pattern across problem sizes", cmd_sweep},
       {"gate", "CI on a GPU runner: does the kernel's committed swizzle still pay against the identity order?", cmd_gate},
