@@ -102,7 +102,10 @@ std::vector<std::string> fake_optimize_args(const fs::path& kernel, const fs::pa
           "--pause-ms", "0",
           // The fakes' L2 and timings follow rules of their own, not the locality model's, so
           // the loop's tests explore in the plain order; LocalityModelE2E runs with the model.
-          "--locality-model", "off"};
+          "--locality-model", "off",
+          // The loop's tests read every candidate's profile (reports, the best-L2 line);
+          // OptimizeE2E.TheDefaultProfilesTheBaselineAndTheWinnerOnly runs the default.
+          "--profile", "each"};
 }
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
