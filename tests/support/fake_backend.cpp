@@ -169,6 +169,11 @@ ProgramRun FakeBackend::run_program(const fs::path& exe, const std::vector<std::
     return it == defines.end() ? dflt : it->second;
   };
   const TileGrid grid{static_cast<unsigned>(define_or("GRID_M", grid_.m)), static_cast<unsigned>(define_or("GRID_N", grid_.n))};
+  if (defines.count("FAKE_CRASH")) {  // a point whose launch fails: every mode
+    ProgramRun r;
+    r.process = exited(3, "", "fake: the kernel launch failed (too many resources requested)\n");
+    return r;
+  }
   const double ms = defines.count("FAKE_US") ? define_or("FAKE_US", 0) / 1000.0 : std::stod(setting(b, "ms", "1.0"));
   const bool verify_ok = setting(b, "verify", "ok") == "ok";
   // The output: 256 bytes, the same for every `out=same` program; its digest is the tool's own

@@ -22,7 +22,8 @@
 // The built "executable" is a copy of the source, so a prefetched build moved by
 // the build pool is still recognised. A build's defines (a tuning point's) are written
 // into that copy: GRID_M / GRID_N are its info line's grid, FAKE_US its median time in
-// microseconds, and a value <= 0 fails the build (a value the program cannot take). Every run is recorded for assertions.
+// microseconds, FAKE_CRASH makes every run fail (a launch the device refuses), and a
+// value <= 0 fails the build (a value the program cannot take). Every run is recorded for assertions.
 // run_program answers info, verify, time, hash, dump and evaluate with the kernel contract's
 // JSON lines (keys in the contract's order; tests/conformance checks them): the output is 256
 // bytes ('a' for out=same, 'b' for out=diff) and its digest the tool's own host digest of them,

@@ -181,15 +181,19 @@ TEST_F(LoopTest, TheDuplicateKeyIsTheDefinesAndTheMappingOnTheCandidatesGrid) {
 TEST_F(LoopTest, ATuningPointIsBuiltWithItsDefinesAndValidatedAgainstTheReference) {
   test::write_text(kernel, "#ifndef BLOCK_M\n#define BLOCK_M 64  // swizzleperf:tunable 32 64 128\n#endif\n" +
                                test::fake_kernel_source("ms=1.0 l2=50"));
-  config.iterations = 3;
+  config.iterations = 4;
   test::ScriptedProposer p;
   p.step(loop_point_step(loop_point("own values", {{"BLOCK_M", 64}}, "ms=1.0 out=diff map=reverse")))
       .step(loop_point_step(loop_point("point", {{"BLOCK_M", 128}, {"GRID_M", 4}, {"FAKE_US", 500}}, "out=diff map=reverse")))
-      .step(loop_point_step(loop_point("bad point", {{"BLOCK_M", 0}}, "map=rotate")));
+      .step(loop_point_step(loop_point("bad point", {{"BLOCK_M", 0}}, "map=rotate")))
+      .step(loop_point_step(loop_point("no launch", {{"BLOCK_M", 32}, {"FAKE_CRASH", 1}}, "map=rotate")));
   auto s = run_new(p);
   ASSERT_TRUE(s) << s.error().message;
   const auto& a = s->history.attempts;
-  ASSERT_EQ(a.size(), 3u);
+  ASSERT_EQ(a.size(), 4u);
+  EXPECT_EQ(a[3].status, AttemptStatus::run_failed);
+  EXPECT_NE(a[3].reason.find("info mode failed"), std::string::npos) << a[3].reason;
+  EXPECT_NE(a[3].reason.find("too many resources"), std::string::npos) << a[3].reason;
   EXPECT_EQ(a[0].status, AttemptStatus::validation_failed)
       << "the program's own values keep the exact output check: " << a[0].reason;
   EXPECT_EQ(a[1].status, AttemptStatus::ok) << a[1].reason;
