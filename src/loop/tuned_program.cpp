@@ -24,6 +24,11 @@ Result<std::string> program_with(const KernelSource& kernel, const ValidRegion& 
   for (const auto& [define, value] : defines)
     (own.count(define) || kernel.language() != RegionLanguage::cpp ? declared : undeclared)[define] = value;
   auto text = declared.empty() ? std::move(spliced) : with_tunable_values(*spliced, kernel.language(), declared, name);
+  if (!text && kernel.language() == RegionLanguage::cpp) {
+    // A value the declaration does not list (the build took it all the same): as a #define too.
+    for (const auto& [define, value] : declared) undeclared[define] = value;
+    text = kernel.splice(region.code());
+  }
   if (!text || undeclared.empty()) return text;
   std::string head;
   for (const auto& [define, value] : undeclared)

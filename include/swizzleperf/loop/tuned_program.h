@@ -17,7 +17,8 @@ Defines own_configuration(const KernelSource& kernel);
 // The kernel with `region` spliced in and each define's declared value replaced by the
 // define's (with_tunable_values: C++ keeps its #ifndef guards, only the values change;
 // Triton's module-level constants likewise). A C++ define the program does not declare
-// as a tunable goes first in the text as `#define NAME V` (what -DNAME=V did). No
+// as a tunable, or with a value its declaration does not list, goes first in the text as
+// `#define NAME V` (what -DNAME=V did; the #ifndef guard then keeps it). No
 // defines: the splice alone. What best.hip / best.py holds for a run's best attempt.
 Result<std::string> program_with(const KernelSource& kernel, const ValidRegion& region, const Defines& defines);
 
