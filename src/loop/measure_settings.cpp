@@ -20,7 +20,8 @@ MeasureSetup measure_setup_from(const RunConfig& c) {
 bool profile_each(const RunConfig& c, const std::string& proposer) {
   if (c.profile == "each") return true;
   if (c.profile == "winner") return false;
-  return proposer == "llm" || c.objective == Objective::l2;
+  // gate reports its one candidate's L2 against the baseline's, whatever its verdict.
+  return proposer == "llm" || c.objective == Objective::l2 || c.command == "gate";
 }
 
 ToolOptions tool_options_with(const RunConfig& c, ToolOptions tools) {

@@ -262,6 +262,9 @@ TEST_F(LoopTest, ProfileAutoIsEachForTheL2ObjectiveElseWinner) {
   config.objective = Objective::time;
   EXPECT_TRUE(profile_each(config, "llm"));
   EXPECT_FALSE(profile_each(config, "builtin"));
+  config.command = "gate";
+  EXPECT_TRUE(profile_each(config, "committed")) << "gate reports its candidate's L2";
+  config.command = "optimize";
   config.profile = "each";
   EXPECT_TRUE(profile_each(config, "builtin"));
 }

@@ -19,8 +19,9 @@ namespace swz {
 MeasureSetup measure_setup_from(const RunConfig& c);
 
 // Does the run profile every screened candidate? c.profile resolved: each -> yes,
-// winner -> no, auto -> yes when `proposer` (Proposer::name()) is "llm" or the objective
-// is l2 (both read every candidate's profile), else no.
+// winner -> no, auto -> yes when `proposer` (Proposer::name()) is "llm", the objective is
+// l2 (both read every candidate's profile) or the command is gate (its report shows its
+// one candidate's L2), else no.
 bool profile_each(const RunConfig& c, const std::string& proposer);
 
 // `tools` (the machine's compiler and profiler paths, not settings) with c's arch,
