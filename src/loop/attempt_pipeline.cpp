@@ -143,7 +143,8 @@ StageResult AttemptPipeline::check(Attempt& a, const Candidate& candidate, const
     const auto& table = report->grids.front().mapping;
     m.mapping_hash = mapping_hash(table);
     m.tile_map = make_tile_map(grid, table, setup_.hw);  // report.html's map
-    if (setup_.predictor)
+    // The model is the program's own configuration: a tuning point's tiles are not its.
+    if (setup_.predictor && !is_tuning_point(candidate))
       if (auto p = setup_.predictor->predict(table, a.label)) a.predicted = prediction_summary(*p);
     if (!is_tuning_point(candidate) && m.mapping_hash == identity_hash(grid))
       return fail_stage(a, AttemptStatus::duplicate, "same mapping as the baseline (identity) on the kernel's grid");

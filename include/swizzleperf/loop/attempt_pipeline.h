@@ -119,7 +119,8 @@ class AttemptPipeline {
 
   // Host mapping check of `candidate` (its region validated as `region`) on its grid
   // (grid_of) and the ragged neighbours; sets a.mapping (the report, the mapping hash,
-  // the tile map), a.defines and a.predicted. A duplicate: the identity on that grid
+  // the tile map), a.defines and a.predicted (not for a tuning point: the model describes
+  // the program's own configuration). A duplicate: the identity on that grid
   // (a candidate without defines), or an attempt of `earlier` with the same
   // duplicate key (defines, mapping hash).
   StageResult check(Attempt& a, const Candidate& candidate, const ValidRegion& region,
