@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -20,6 +21,18 @@
 namespace swz {
 
 namespace {
+
+// A define's value: an integer, or (the first form, read only) a string of decimal digits
+// with an optional '-'. Anything else is not a value and is skipped.
+std::optional<std::int64_t> define_value(const nlohmann::json& v) {
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (!v.is_string()) return std::nullopt;
+  const auto& s = v.get_ref<const std::string&>();
+  std::int64_t out = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return out;
+}
 
 const std::pair<AttemptStatus, const char*> kStatusNames[] = {
     {AttemptStatus::ok, "ok"},
@@ -65,7 +78,8 @@ void to_json(nlohmann::json& j, const Attempt& a) {
                      {"build", or_empty(a.build)}, {"validation", a.validation},
                      {"stage_seconds", a.stage_seconds}, {"started_at", a.started_at},
                      {"wall_seconds", a.wall_seconds}};
-  if (!a.defines.empty()) j["defines"] = a.defines;  // none today: the record stays as it was
+  if (!a.defines.empty()) j["defines"] = a.defines;  // none: the record stays as it was before defines
+  if (a.program_info) j["program_info"] = *a.program_info;
   put_opt(j, "metrics", a.metrics);
   put_opt(j, "timing", a.timing);
   put_opt(j, "speedup", a.speedup);
@@ -94,7 +108,9 @@ void from_json(const nlohmann::json& j, Attempt& a) {
   a.diff = j.value("diff", "");
   if (auto d = j.find("defines"); d != j.end() && d->is_object())
     for (const auto& [name, value] : d->items())
-      if (value.is_string()) a.defines[name] = value.get<std::string>();
+      if (auto v = define_value(value)) a.defines[name] = *v;
+  if (auto p = j.find("program_info"); p != j.end() && p->is_object() && !p->empty())
+    a.program_info = program_info_from_json(*p);
   // A part written as {} (the stage did not run) reads back as absent.
   const auto part = [&](const char* key) -> const nlohmann::json* {
     const auto it = j.find(key);

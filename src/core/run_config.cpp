@@ -307,6 +307,12 @@ std::vector<SettingRow> make_table() {
               .help("candidates the screening sends to the speed judge: the fastest one-shot times and the best L2 hit "
                     "rate, each within 3 % of the baseline or better")
               .range(range_between(1, 32, "candidates the screening sends to the speed judge")).json("finalists")),
+      SWZ_ROW("profile", ST::choice, profile,
+              .in("Objective", kRun).def("auto")
+              .help("which screened candidates the profiler measures: each, winner (only the baseline and the judge's "
+                    "winner; finalists chosen by time and the predicted L2) or auto (each with the llm proposer or "
+                    "--objective l2, which read every profile; else winner: a profile can cost half a candidate)")
+              .one_of({{"auto"}, {"each"}, {"winner"}}).json("profile").absent("each")),
       // ---- the power regime ----
       SWZ_ROW("regime", ST::choice, timing.regime,
               .in("Power regime", kMeasure).fixed().def("both")

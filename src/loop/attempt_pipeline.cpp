@@ -113,6 +113,14 @@ TileGrid AttemptPipeline::grid_of(const Candidate& candidate) const {
   return candidate.grid.num_pids() > 0 ? candidate.grid : setup_.program.grid;
 }
 
+bool AttemptPipeline::is_tuning_point(const Candidate& candidate) const {
+  for (const auto& [name, value] : candidate.defines) {
+    const auto own = setup_.own_defines.find(name);
+    if (own == setup_.own_defines.end() || own->second != value) return true;
+  }
+  return false;
+}
+
 const std::string& AttemptPipeline::identity_hash(TileGrid grid) {
   auto& hash = identity_hashes_[{grid.m, grid.n}];
   if (hash.empty()) hash = identity_mapping_hash(grid);  // up to 2^26 pids: once per grid
@@ -135,9 +143,10 @@ StageResult AttemptPipeline::check(Attempt& a, const Candidate& candidate, const
     const auto& table = report->grids.front().mapping;
     m.mapping_hash = mapping_hash(table);
     m.tile_map = make_tile_map(grid, table, setup_.hw);  // report.html's map
-    if (setup_.predictor)
+    // The model is the program's own configuration: a tuning point's tiles are not its.
+    if (setup_.predictor && !is_tuning_point(candidate))
       if (auto p = setup_.predictor->predict(table, a.label)) a.predicted = prediction_summary(*p);
-    if (a.defines.empty() && m.mapping_hash == identity_hash(grid))
+    if (!is_tuning_point(candidate) && m.mapping_hash == identity_hash(grid))
       return fail_stage(a, AttemptStatus::duplicate, "same mapping as the baseline (identity) on the kernel's grid");
     for (const auto& prev : earlier)
       if (prev.mapping && prev.duplicate_key() == a.duplicate_key())
@@ -147,9 +156,10 @@ StageResult AttemptPipeline::check(Attempt& a, const Candidate& candidate, const
   });
 }
 
-StageResult AttemptPipeline::build(Attempt& a, BuildPool& pool, const std::string& source, const fs::path& dir) {
+StageResult AttemptPipeline::build(Attempt& a, BuildPool& pool, const std::string& source, const fs::path& dir,
+                                   const Defines& defines) {
   const std::string ext = source_extension(setup_.language);
-  auto pooled = pool.get({source, setup_.hw.num_dies, setup_.hw.arch, ext}, dir / ("kernel" + ext), dir / "kernel");
+  auto pooled = pool.get({source, setup_.hw.num_dies, setup_.hw.arch, ext, defines}, dir / ("kernel" + ext), dir / "kernel");
   auto& built = pooled.build;
   if (!built) {
     if (built.error().interrupted()) return {StageEnd::interrupted, ""};
@@ -163,29 +173,74 @@ StageResult AttemptPipeline::build(Attempt& a, BuildPool& pool, const std::strin
   return interrupted_or_passed();
 }
 
+StageResult AttemptPipeline::point_info(Attempt& a, Candidate& candidate, const fs::path& exe, const fs::path& dir) {
+  return timed(a, "info", [&]() -> StageResult {
+    auto info = read_info(exe, dir);
+    if (!info) {
+      if (info.error().interrupted()) return {StageEnd::interrupted, ""};
+      return fail_stage(a, AttemptStatus::run_failed, "the point's " + info.error().message);
+    }
+    candidate.grid = info->grid;
+    a.program_info = std::move(*info);
+    return interrupted_or_passed();
+  });
+}
+
+StageResult AttemptPipeline::run_candidate(Attempt& a, Candidate candidate, const ValidRegion& region, BuildPool& pool,
+                                           const std::string& source, const fs::path& dir,
+                                           const std::vector<Attempt>& earlier, const Attempt& baseline) {
+  const fs::path exe = dir / "kernel";
+  if (is_tuning_point(candidate)) {
+    // Its grid is its program's: built first, asked, then checked on that grid.
+    a.defines = candidate.defines;
+    if (auto r = build(a, pool, source, dir, candidate.defines); !r.passed()) return r;
+    if (auto r = point_info(a, candidate, exe, dir); !r.passed()) return r;
+    if (auto r = check(a, candidate, region, dir, earlier); !r.passed()) return r;
+    if (auto r = evaluate_point(a, exe, dir, baseline); !r.passed()) return r;
+  } else {
+    if (auto r = check(a, candidate, region, dir, earlier); !r.passed()) return r;
+    if (auto r = build(a, pool, source, dir, candidate.defines); !r.passed()) return r;
+    if (auto r = evaluate(a, exe, dir, baseline); !r.passed()) return r;
+  }
+  if (!setup_.profile_each) return passed();
+  return profile(a, exe, dir);
+}
+
 StageResult AttemptPipeline::measure_reference(Attempt& a, const fs::path& exe, const fs::path& dir) {
-  return evaluate_three_processes(a, exe, dir, nullptr);
+  return evaluate_three_processes(a, exe, dir, nullptr, OutputStage::record);
 }
 
 StageResult AttemptPipeline::evaluate(Attempt& a, const fs::path& exe, const fs::path& dir, const Attempt& baseline) {
+  return evaluate_with(a, exe, dir, baseline, OutputStage::compare);
+}
+
+StageResult AttemptPipeline::evaluate_point(Attempt& a, const fs::path& exe, const fs::path& dir,
+                                            const Attempt& baseline) {
+  StageResult r = evaluate_with(a, exe, dir, baseline, OutputStage::skip);
+  if (r.passed()) a.validation.full_size_output = kPointNotCompared;
+  return r;
+}
+
+StageResult AttemptPipeline::evaluate_with(Attempt& a, const fs::path& exe, const fs::path& dir,
+                                           const Attempt& baseline, OutputStage output) {
   StageResult r;
   bool unsupported = evaluate_unsupported_;
-  if (!unsupported) r = evaluate_one_process(a, exe, dir, baseline, unsupported);
+  if (!unsupported) r = evaluate_one_process(a, exe, dir, baseline, output, unsupported);
   if (unsupported) {
     if (!evaluate_unsupported_)
       spdlog::info("the kernel program has no evaluate mode; verify, compare and time run as separate processes");
     evaluate_unsupported_ = true;
-    r = evaluate_three_processes(a, exe, dir, &baseline);
+    r = evaluate_three_processes(a, exe, dir, &baseline, output);
   }
   if (r.passed()) set_one_shot(a, baseline);
   return r;
 }
 
-// Verify, output check (record for the baseline, compare for a candidate), time:
-// one process each. Used for the baseline, for programs without evaluate mode and
-// for a plain-dump reference (which evaluate cannot check).
+// Verify, output check (record for the baseline, compare for a candidate, none for a
+// tuning point), time: one process each. Used for the baseline, for programs without
+// evaluate mode and for a plain-dump reference (which evaluate cannot check).
 StageResult AttemptPipeline::evaluate_three_processes(Attempt& a, const fs::path& exe, const fs::path& dir,
-                                                      const Attempt* baseline) {
+                                                      const Attempt* baseline, OutputStage output) {
   const auto timeout = backend_.tools().run_timeout;
   auto r = timed(a, "verify", [&]() -> StageResult {
     auto run = backend_.run_program(exe, {"verify"}, timeout);
@@ -198,10 +253,10 @@ StageResult AttemptPipeline::evaluate_three_processes(Attempt& a, const fs::path
     return run_failed(a, "verify", run);
   });
   if (!r.passed() || !(r = interrupted_or_passed()).passed()) return r;
-  r = timed(a, "compare", [&]() -> StageResult {
+  if (output != OutputStage::skip) r = timed(a, "compare", [&]() -> StageResult {
     // Device-side digest / compare (loop/output_check); a full dump only on a mismatch.
     OutputCheck check(backend_, size_args(), setup_.program.dump_tol);
-    const auto o = baseline == nullptr
+    const auto o = output == OutputStage::record || baseline == nullptr
                        ? check.record_baseline(exe, dir, a.validation)
                        : check.check_candidate(exe, dir, setup_.baseline_dir, baseline->validation.output_check,
                                                a.validation);
@@ -228,12 +283,15 @@ StageResult AttemptPipeline::evaluate_three_processes(Attempt& a, const fs::path
 }
 
 StageResult AttemptPipeline::evaluate_one_process(Attempt& a, const fs::path& exe, const fs::path& dir,
-                                                  const Attempt& baseline, bool& unsupported) {
+                                                  const Attempt& baseline, OutputStage output, bool& unsupported) {
   OutputCheck check(backend_, size_args(), setup_.program.dump_tol);
   const auto& baseline_dir = setup_.baseline_dir;
-  auto check_args = check.evaluate_args(dir, baseline_dir, baseline.validation.output_check);
+  // A tuning point gives no compare options: the program hashes its own output, unjudged.
+  auto check_args = output == OutputStage::skip
+                        ? std::optional<std::vector<std::string>>(std::vector<std::string>{})
+                        : check.evaluate_args(dir, baseline_dir, baseline.validation.output_check);
   if (!check_args) {  // a plain-dump reference: the separate modes, this attempt only
-    return evaluate_three_processes(a, exe, dir, &baseline);
+    return evaluate_three_processes(a, exe, dir, &baseline, output);
   }
   std::vector<std::string> args = screening_args();
   args.front() = "evaluate";
@@ -253,6 +311,7 @@ StageResult AttemptPipeline::evaluate_one_process(Attempt& a, const fs::path& ex
   if (r.json.is_object() && r.json.contains("seconds")) a.validation.evaluate_seconds = r.json["seconds"].dump();
   // Exit 1 without parts: the compare part stopped the program itself (e.g. output sizes differ).
   if (exited_1 && r.json.is_object() && !r.json.contains("verify")) {
+    if (output == OutputStage::skip) return run_failed(a, "evaluate", r);
     auto o = check.judge_evaluated(r.json, true, exe, dir, baseline_dir, baseline.validation.output_check, a.validation);
     if (o.kind == OutputCheckResult::Kind::mismatch) return fail_stage(a, AttemptStatus::validation_failed, o.reason);
     return run_failed(a, "evaluate", r);
@@ -263,12 +322,14 @@ StageResult AttemptPipeline::evaluate_one_process(Attempt& a, const fs::path& ex
     if (exited_1) return fail_stage(a, AttemptStatus::validation_failed, "verify mode: results differ from the CPU reference");
     return run_failed(a, "evaluate", r);
   }
-  const char* part_name = r.json.contains("hash") ? "hash" : "compare";
-  if (!r.json.contains(part_name)) return run_failed(a, "evaluate", r);
-  auto o = check.judge_evaluated(r.json[part_name], exited_1, exe, dir, baseline_dir,
-                                 baseline.validation.output_check, a.validation);
-  if (o.kind == OutputCheckResult::Kind::mismatch) return fail_stage(a, AttemptStatus::validation_failed, o.reason);
-  if (o.kind != OutputCheckResult::Kind::ok) return fail_stage(a, AttemptStatus::run_failed, "evaluate mode: " + o.reason);
+  if (output != OutputStage::skip) {
+    const char* part_name = r.json.contains("hash") ? "hash" : "compare";
+    if (!r.json.contains(part_name)) return run_failed(a, "evaluate", r);
+    auto o = check.judge_evaluated(r.json[part_name], exited_1, exe, dir, baseline_dir,
+                                   baseline.validation.output_check, a.validation);
+    if (o.kind == OutputCheckResult::Kind::mismatch) return fail_stage(a, AttemptStatus::validation_failed, o.reason);
+    if (o.kind != OutputCheckResult::Kind::ok) return fail_stage(a, AttemptStatus::run_failed, "evaluate mode: " + o.reason);
+  }
   if (!r.process.success() || !r.json.contains("time") || !r.json["time"].is_object() ||
       !r.json["time"].contains("median_ms"))
     return run_failed(a, "evaluate", r);
@@ -375,7 +436,11 @@ StageResult AttemptPipeline::profile(Attempt& a, const fs::path& exe, const fs::
   return timed(a, "profile", [&]() -> StageResult {
     std::vector<std::string> args = {"profile"};
     for (auto& s : size_args()) args.push_back(std::move(s));
-    auto m = backend_.profile({exe, args, setup_.program.kernel_regex, dir, setup_.window});
+    // A tuning point's own kernels and launches; the window's size is the run's.
+    const ProgramInfo& program = a.program_info ? *a.program_info : setup_.program;
+    const LaunchWindow window =
+        a.program_info ? profile_window(program.launches, setup_.profile_launches) : setup_.window;
+    auto m = backend_.profile({exe, args, program.kernel_regex, dir, window});
     if (!m) {
       if (m.error().interrupted()) return {StageEnd::interrupted, ""};
       return fail_stage(a, AttemptStatus::profile_failed, m.error().message);

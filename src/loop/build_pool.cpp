@@ -30,6 +30,13 @@ unsigned long long mem_available_bytes() {
   return 0;
 }
 
+// The backend's request for spec's program: its source copy, output, dies, arch and defines.
+BuildRequest request_of(const BuildSpec& spec, const fs::path& source, const fs::path& output) {
+  BuildRequest r{source, output, spec.num_dies, spec.arch};
+  r.defines = spec.defines;
+  return r;
+}
+
 }  // namespace
 
 int BuildPool::default_jobs() {
@@ -68,6 +75,8 @@ std::string BuildPool::key(const BuildSpec& spec) const {
                                   std::to_string(spec.num_dies), t.compiler})
     k += std::string(1, '\0') + part;
   for (const auto& f : t.extra_flags) k += std::string(1, '\0') + f;
+  k += std::string(1, '\0') + "defines";  // after every flag: no flag can spell a define
+  for (const auto& [name, value] : spec.defines) k += std::string(1, '\0') + name + "=" + std::to_string(value);
   const std::string h = content_hash(k);
   return h.substr(h.find(':') + 1);
 }
@@ -116,7 +125,7 @@ void BuildPool::work(std::string k, BuildSpec spec, std::function<bool()> gate, 
   const fs::path source = dir / ("kernel" + spec.extension);
   Result<BuildResult> built = make_error("cannot write " + source.string());
   if (write_file_atomic(source, spec.source_text))
-    built = backend_.build({source, dir / "kernel", spec.num_dies, spec.arch});
+    built = backend_.build(request_of(spec, source, dir / "kernel"));
   release();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -155,7 +164,7 @@ PooledBuild BuildPool::get(const BuildSpec& spec, const fs::path& source_path, c
     }
     return out;
   }
-  out.build = backend_.build({source_path, output, spec.num_dies, spec.arch});
+  out.build = backend_.build(request_of(spec, source_path, output));
   return out;
 }
 

@@ -13,10 +13,13 @@ namespace swz {
 
 namespace fs = std::filesystem;
 
-Status ensure_program(Backend& backend, const HardwareProfile& hw, const fs::path& dir, const std::string& source_name) {
+Status ensure_program(Backend& backend, const HardwareProfile& hw, const fs::path& dir, const std::string& source_name,
+                      const Defines& defines) {
   std::error_code ec;
   if (fs::exists(dir / "kernel", ec)) return ok_status();
-  auto built = backend.build({dir / source_name, dir / "kernel", hw.num_dies, hw.arch});
+  BuildRequest request{dir / source_name, dir / "kernel", hw.num_dies, hw.arch};
+  request.defines = defines;
+  auto built = backend.build(request);
   if (!built || !built->ok)
     return make_error("could not rebuild " + (dir / source_name).string() + " for the speed judge: " +
                       (built ? built->failure : built.error().message));
@@ -39,7 +42,7 @@ JudgeRecord judge_finalists(RunHistory& h, AttemptPipeline& pipeline, Backend& b
   std::vector<fs::path> exes;
   for (std::size_t i : picked) {
     Attempt& a = h.attempts[i];
-    if (auto st = ensure_program(backend, hw, dirs.attempt_dir(a.iteration), dirs.source_name); !st) {
+    if (auto st = ensure_program(backend, hw, dirs.attempt_dir(a.iteration), dirs.source_name, a.defines); !st) {
       a.recheck = Recheck{a.speedup.value_or(0), st.error().message, {}, ""};
       continue;
     }
@@ -59,6 +62,26 @@ JudgeRecord judge_finalists(RunHistory& h, AttemptPipeline& pipeline, Backend& b
   record.tournaments = pipeline.judge(finalists, exes, dirs.baseline_dir / "kernel");
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return record;
+}
+
+void profile_winner(RunHistory& h, AttemptPipeline& pipeline, Backend& backend, const HardwareProfile& hw,
+                    const RunDirs& dirs) {
+  const Attempt* best = h.best();
+  if (best == nullptr || best->metrics) return;
+  Attempt& winner = h.attempts[static_cast<std::size_t>(best - h.attempts.data())];
+  const fs::path dir = dirs.attempt_dir(winner.iteration);
+  if (auto st = ensure_program(backend, hw, dir, dirs.source_name, winner.defines); !st) {
+    spdlog::warn("the winner was not profiled: {}", st.error().message);
+    return;
+  }
+  Attempt probe = winner;  // a failed profile leaves the winner as it was judged
+  const StageResult r = pipeline.profile(probe, dir / "kernel", dir);
+  if (!r.passed()) {
+    if (r.end == StageEnd::failed) spdlog::warn("the winner was not profiled: {}", probe.reason);
+    return;
+  }
+  winner.metrics = probe.metrics;
+  winner.stage_seconds["profile"] = probe.stage_seconds["profile"];
 }
 
 }  // namespace swz

@@ -7,8 +7,13 @@ namespace swz {
 
 namespace {
 
+// The L2 hit rate the L2-best rule ranks by: measured where the candidate was profiled,
+// else the locality model's prediction (--profile winner profiles no candidate before
+// the judge), else none (-1: the rule skips it).
 double l2_of(const Attempt& a) {
-  return a.metrics && a.metrics->l2_hit_pct ? *a.metrics->l2_hit_pct : -1;
+  if (a.metrics && a.metrics->l2_hit_pct) return *a.metrics->l2_hit_pct;
+  if (a.predicted) return a.predicted->l2_hit_pct;
+  return -1;
 }
 
 }  // namespace

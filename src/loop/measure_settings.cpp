@@ -13,7 +13,15 @@ MeasureSetup measure_setup_from(const RunConfig& c) {
   s.timing = c.timing;
   s.objective = c.objective;
   s.host_cxx = c.host_cxx;
+  s.profile_launches = c.profile_launches;
   return s;
+}
+
+bool profile_each(const RunConfig& c, const std::string& proposer) {
+  if (c.profile == "each") return true;
+  if (c.profile == "winner") return false;
+  // gate reports its one candidate's L2 against the baseline's, whatever its verdict.
+  return proposer == "llm" || c.objective == Objective::l2 || c.command == "gate";
 }
 
 ToolOptions tool_options_with(const RunConfig& c, ToolOptions tools) {

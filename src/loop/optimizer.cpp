@@ -15,6 +15,7 @@
 #include "swizzleperf/loop/finalist_judge.h"
 #include "swizzleperf/loop/locality_setup.h"
 #include "swizzleperf/loop/measure_settings.h"
+#include "swizzleperf/loop/tuned_program.h"
 #include "swizzleperf/model/prediction.h"
 #include "swizzleperf/util/file_io.h"
 #include "swizzleperf/util/text.h"
@@ -80,6 +81,8 @@ MeasureSetup Optimizer::measure_setup(const ProgramInfo& program) const {
   s.window = profile_window(program.launches, c.profile_launches);
   s.baseline_dir = baseline_dir();
   s.predictor = predictor_;
+  s.own_defines = own_configuration(state_.kernel);
+  s.profile_each = profile_each(c, proposer_.name());
   return s;
 }
 
@@ -162,18 +165,17 @@ Status Optimizer::measure_baseline() {
 StageResult Optimizer::evaluate(Attempt& a, const Candidate& candidate, const ValidRegion& region, const fs::path& dir) {
   const auto t0 = std::chrono::steady_clock::now();
   const StageResult end = [&]() -> StageResult {
-    if (auto r = pipeline_->check(a, candidate, region, dir, state_.history.attempts); !r.passed()) return r;
     auto spliced = state_.kernel.splice(region.code());
     if (!spliced) {
       a.status = AttemptStatus::proposal_failed;
       a.reason = spliced.error().message;
       return {StageEnd::failed, ""};
     }
-    // Only the region changes; the machine's failure to write it stops the run.
+    // Only the region changes (a point's defines go to its build); the machine's failure to
+    // write it stops the run.
     if (auto st = write_file_atomic(dir / source_name(), *spliced); !st) return {StageEnd::environment, st.error().message};
-    if (auto r = pipeline_->build(a, *pool_, *spliced, dir); !r.passed()) return r;
-    if (auto r = pipeline_->evaluate(a, dir / "kernel", dir, *state_.history.baseline); !r.passed()) return r;
-    return pipeline_->profile(a, dir / "kernel", dir);
+    return pipeline_->run_candidate(a, candidate, region, *pool_, *spliced, dir, state_.history.attempts,
+                                    *state_.history.baseline);
   }();
   // Binaries are large; the source and logs stay. A validated one waits for the judge.
   std::error_code ec;
@@ -245,9 +247,9 @@ Status Optimizer::write_best() {
     const auto it = state_.valid_regions.find(best->iteration);
     if (it == state_.valid_regions.end())
       return make_error(fmt::format("attempt {} is best but its region was never validated", best->iteration));
-    auto spliced = state_.kernel.splice(it->second.code());
-    if (!spliced) return spliced.error();
-    text = std::move(*spliced);
+    auto program = program_with(state_.kernel, it->second, best->defines);  // its parameters set
+    if (!program) return program.error();
+    text = std::move(*program);
   } else if (h.objective() != Objective::l2 && h.baseline) {
     text = state_.kernel.text();  // nothing significantly better: the original is the best kernel
   } else {
@@ -284,9 +286,11 @@ void Optimizer::prefetch_lookahead(const ProposalContext& ctx) {
     auto spliced = state_.kernel.splice(region->code());
     if (!spliced) continue;
     // Never compile an unchecked region: the host mapping check gates the build.
-    const auto check_dir = state_.run_dir / "build-cache" / ("check-" + pool_->key({p.region, 0, ""}));
-    pool_->prefetch({*spliced, hw_.num_dies, hw_.arch},
-                    [this, region = std::move(*region), check_dir, grid = p.grid.num_pids() ? p.grid : ctx.grid] {
+    // A tuning point's grid is known once it is built: its gate checks the program's grid.
+    const bool point = pipeline_ && pipeline_->is_tuning_point(p);
+    const auto check_dir = state_.run_dir / "build-cache" / ("check-" + pool_->key({p.region, 0, "", ".hip", p.defines}));
+    pool_->prefetch({*spliced, hw_.num_dies, hw_.arch, source_extension(state_.kernel.language()), p.defines},
+                    [this, region = std::move(*region), check_dir, grid = !point && p.grid.num_pids() ? p.grid : ctx.grid] {
                       MappingCheckOptions mo{state_.history.config.host_cxx, check_dir, std::chrono::seconds(60)};
                       auto report = check_mapping(region, ragged_grids(grid), hw_, mo, runner_);
                       return report && report->ok;
@@ -301,6 +305,8 @@ Status Optimizer::judge_finalists() {
   JudgeRecord record = swz::judge_finalists(h, *pipeline_, backend_, hw_, dirs);
   if (interrupt_requested()) return ok_status();  // not recorded: a resume judges again
   h.judge = std::move(record);
+  if (!pipeline_->setup().profile_each) profile_winner(h, *pipeline_, backend_, hw_, dirs);
+  if (interrupt_requested()) return ok_status();
   h.judged_attempts = static_cast<int>(h.attempts.size());
   if (auto st = save(); !st) return st;
   if (auto st = write_best(); !st) return st;
@@ -316,7 +322,10 @@ Result<OptimizeSummary> Optimizer::run() {
   if (!state_.resumed) {
     if (auto st = start(); !st) return st.error();
   } else {
-    hw_ = h.hardware.value_or(HardwareProfile{});
+    auto now = backend_.query_device(state_.run_dir / "hardware");
+    if (!now) return now.error();
+    if (auto st = check_same_device(h, *now); !st) return st.error();
+    hw_ = h.hardware.value_or(*now);
     spdlog::info("resuming {}: {} attempt(s) recorded", state_.run_dir.string(), h.attempts.size());
   }
   const RunConfig& config = h.config;

@@ -65,4 +65,12 @@ Result<RunState> open_resumed_run(const fs::path& run_dir, const fs::path& kerne
   return RunState{run_dir, std::move(k->kernel), std::move(k->region), std::move(*h), std::move(*valid), true};
 }
 
+Status check_same_device(const RunHistory& history, const HardwareProfile& now) {
+  if (!history.hardware) return ok_status();
+  const HardwareProfile& then = *history.hardware;
+  if (then.name == now.name && then.arch == now.arch && then.num_dies == now.num_dies) return ok_status();
+  return make_error("the run was measured on " + then.summary() + ", this machine has " + now.summary() +
+                    ": resume it on the same device, or start a new run");
+}
+
 }  // namespace swz

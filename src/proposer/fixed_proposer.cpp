@@ -9,6 +9,7 @@ Result<Proposal> FixedProposer::propose(const ProposalContext&) {
   p.region = r.region;
   p.label = r.label;
   p.rationale = r.rationale;
+  p.defines = r.defines;
   return p;
 }
 

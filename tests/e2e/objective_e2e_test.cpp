@@ -16,7 +16,7 @@ std::vector<std::string> args_for(const fs::path& kernel, const fs::path& run_di
   return {"optimize", kernel.string(), "--backend", "cuda", "--proposer", "builtin",
           "--nvcc", (fake_dir() / "fake_nvcc").string(), "--ncu", (fake_dir() / "fake_ncu").string(),
           "--run-dir", run_dir.string(), "--iterations", std::to_string(iterations), "--reps", "3",
-          "--objective", objective, "--pause-ms", "0",
+          "--objective", objective, "--pause-ms", "0", "--profile", "each",  // the best-L2 line reads every profile
           // The first 5 candidates of the proposer's plain exploration order: the locality
           // model's ranking (tested in LocalityModelE2E) would try other ones.
           "--locality-model", "off", "--json"};

@@ -2,6 +2,8 @@
 // the fake nvcc/ncu (tests/fakes) so the whole loop runs on a CPU-only machine.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -81,6 +83,36 @@ TEST(OptimizeE2E, FullRunThroughTheFakeToolchain) {
 // tests/fakes/README.md): the identity order misses more, draws more power and runs at a lower
 // clock under the sustained cap; the judge names the winner in both regimes, says the clock gap
 // is the order's own, and records its tournaments.
+// The default --profile (auto: the built-in proposer under --objective time is `winner`):
+// the screening profiles no candidate; after the judge the winner is profiled once, so the
+// summary still shows its L2 hit rate against the baseline's.
+TEST(OptimizeE2E, TheDefaultProfilesTheBaselineAndTheWinnerOnly) {
+  TempDir tmp;
+  auto kernel = copy_kernel(tmp, "gemm");
+  auto args = fake_optimize_args(kernel, tmp / "run", 5);
+  const auto profile = std::find(args.begin(), args.end(), "--profile");
+  ASSERT_NE(profile, args.end());
+  args.erase(profile, profile + 2);  // the default
+  args.push_back("--json");
+  auto r = run_cli(args, tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto summary = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(summary["improved"].get<bool>()) << summary.dump(2);
+  EXPECT_TRUE(summary["best"]["l2_hit_pct"].is_number()) << summary["best"].dump();
+  auto h = load_json(tmp / "run" / "history.json");
+  EXPECT_EQ(h["config"]["profile"], "auto");
+  EXPECT_TRUE(h["baseline"].contains("metrics"));
+  int profiled = 0, ok = 0;
+  for (const auto& a : h["attempts"]) {
+    ok += a["status"] == "ok";
+    if (!a.contains("metrics")) continue;
+    ++profiled;
+    EXPECT_EQ(a["label"], summary["best"]["label"]) << "only the winner is profiled";
+  }
+  EXPECT_GT(ok, 1);
+  EXPECT_EQ(profiled, 1);
+}
+
 TEST(OptimizeE2E, TheJudgesTournamentOnAPowerCappedFakeGpu) {
   TempDir tmp;
   auto kernel = copy_kernel(tmp, "gemm");

@@ -48,6 +48,21 @@ std::string arg_after(const std::vector<std::string>& args, const std::string& f
   return "";
 }
 
+// The build's defines as the fake writes them into its "executable" (a copy of the
+// source): one line "// fake-defines: NAME=V ..." at its end.
+constexpr const char* kDefinesLine = "// fake-defines:";
+
+std::map<std::string, std::int64_t> defines_of(const std::string& exe_text) {
+  std::map<std::string, std::int64_t> out;
+  const auto at = exe_text.rfind(kDefinesLine);
+  if (at == std::string::npos) return out;
+  const auto end = exe_text.find('\n', at);
+  const std::string line = exe_text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  for (const auto& [name, value] : behaviour_of("// fake:" + line.substr(std::string(kDefinesLine).size())))
+    out[name] = std::stoll(value);
+  return out;
+}
+
 // The program's answer: `j` as its one stdout line, keys in the order given (the kernel
 // contract's order, tests/conformance checks it), and parsed back as the tool does.
 ProgramRun program_answer(int code, const nlohmann::ordered_json& j) {
@@ -96,7 +111,22 @@ Result<BuildResult> FakeBackend::build(const BuildRequest& request) {
     b.log = b.failure + "\n";
     return b;
   }
-  if (auto st = write_file_atomic(request.output, *text); !st) return st.error();
+  std::string exe = *text;
+  if (!request.defines.empty()) {
+    exe += kDefinesLine;
+    for (const auto& [name, value] : request.defines) {
+      b.argv.push_back("-D" + name + "=" + std::to_string(value));
+      if (value <= 0) {  // a value the program cannot take: its static_assert
+        b.ok = false;
+        b.failure = "fake compiler: error: " + name + " must be positive, got " + std::to_string(value);
+        b.log = b.failure + "\n";
+        return b;
+      }
+      exe += " " + name + "=" + std::to_string(value);
+    }
+    exe += "\n";
+  }
+  if (auto st = write_file_atomic(request.output, exe); !st) return st.error();
   b.ok = true;
   b.seconds = 0.01;
   return b;
@@ -123,6 +153,7 @@ ProgramRun FakeBackend::run_program(const fs::path& exe, const std::vector<std::
   {
     std::lock_guard<std::mutex> lock(mu_);
     modes_.push_back(mode);
+    runs_.push_back(args);
   }
   auto text = read_file(exe);
   if (!text) {
@@ -131,7 +162,19 @@ ProgramRun FakeBackend::run_program(const fs::path& exe, const std::vector<std::
     return r;
   }
   const auto b = behaviour_of(*text);
-  const double ms = std::stod(setting(b, "ms", "1.0"));
+  // A build's defines GRID_M / GRID_N are its grid; FAKE_US its time in microseconds.
+  const auto defines = defines_of(*text);
+  const auto define_or = [&](const char* name, std::int64_t dflt) {
+    const auto it = defines.find(name);
+    return it == defines.end() ? dflt : it->second;
+  };
+  const TileGrid grid{static_cast<unsigned>(define_or("GRID_M", grid_.m)), static_cast<unsigned>(define_or("GRID_N", grid_.n))};
+  if (defines.count("FAKE_CRASH")) {  // a point whose launch fails: every mode
+    ProgramRun r;
+    r.process = exited(3, "", "fake: the kernel launch failed (too many resources requested)\n");
+    return r;
+  }
+  const double ms = defines.count("FAKE_US") ? define_or("FAKE_US", 0) / 1000.0 : std::stod(setting(b, "ms", "1.0"));
   const bool verify_ok = setting(b, "verify", "ok") == "ok";
   // The output: 256 bytes, the same for every `out=same` program; its digest is the tool's own
   // host digest of them (loop/output_check), in 256-byte chunks as fake_nvcc's.
@@ -146,7 +189,7 @@ ProgramRun FakeBackend::run_program(const fs::path& exe, const std::vector<std::
     const double t = sustained ? std::stod(setting(b, "sms", setting(b, "ms", "1.0"))) : ms;
     const double mhz = std::stod(sustained ? setting(b, "sclk", "1600") : setting(b, "clk", "1980"));
     const bool reached = setting(b, "reach", "yes") != regime;
-    timing = {{"mode", "time"}, {"size", {64 * grid_.m, 64 * grid_.n, 512}}, {"median_ms", t}, {"min_ms", t}, {"max_ms", t},
+    timing = {{"mode", "time"}, {"size", {64 * grid.m, 64 * grid.n, 512}}, {"median_ms", t}, {"min_ms", t}, {"max_ms", t},
               {"mean_ms", t}, {"reps", 10}, {"warmup", 5}, {"times_ms", std::vector<double>(10, t)}, {"regime", regime},
               {"telemetry", "fake"}, {"sm_mhz_min", mhz}, {"sm_mhz_median", mhz}, {"sm_mhz_reference", 1980},
               {"clock_reasons", sustained ? 4 : std::stoll(setting(b, "breasons", "0"))},
@@ -172,9 +215,9 @@ ProgramRun FakeBackend::run_program(const fs::path& exe, const std::vector<std::
   verify_case["ok"] = verify_ok;
   const ojson verify = {{"mode", "verify"}, {"ok", verify_ok}, {"seed", std::stoull(seed)}, {"cases", ojson::array({verify_case})}};
   if (mode == "info") {
-    const unsigned long long m = 64ull * grid_.m, n = 64ull * grid_.n, k = 512;
+    const unsigned long long m = 64ull * grid.m, n = 64ull * grid.n, k = 512;
     return program_answer(0, {{"kernel", "fake"}, {"kernel_regex", "fake_kernel"}, {"size", {m, n, k}},
-                              {"grid", {{"m", grid_.m}, {"n", grid_.n}}}, {"num_pids", grid_.m * grid_.n},
+                              {"grid", {{"m", grid.m}, {"n", grid.n}}}, {"num_pids", grid.m * grid.n},
                               {"footprint_bytes", 4 * (m * k + k * n + m * n)}, {"num_dies", 2}, {"dump_tol", 0},
                               {"verify_sizes", {{64, 64, 64}}}, {"launches", 1}});
   }
@@ -204,6 +247,16 @@ ProgramRun FakeBackend::run_program(const fs::path& exe, const std::vector<std::
 int FakeBackend::builds() const {
   std::lock_guard<std::mutex> lock(mu_);
   return builds_;
+}
+
+std::vector<std::vector<std::string>> FakeBackend::runs() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return runs_;
+}
+
+int FakeBackend::profiles() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int>(std::count(modes_.begin(), modes_.end(), "profile"));
 }
 
 std::vector<std::string> FakeBackend::modes() const {

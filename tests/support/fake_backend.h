@@ -20,7 +20,10 @@
 // build   ok | fail: the compiler's verdict
 // profile ok | fail: the profiler's verdict
 // The built "executable" is a copy of the source, so a prefetched build moved by
-// the build pool is still recognised. Every run is recorded for assertions.
+// the build pool is still recognised. A build's defines (a tuning point's) are written
+// into that copy: GRID_M / GRID_N are its info line's grid, FAKE_US its median time in
+// microseconds, FAKE_CRASH makes every run fail (a launch the device refuses), and a
+// value <= 0 fails the build (a value the program cannot take). Every run is recorded for assertions.
 // run_program answers info, verify, time, hash, dump and evaluate with the kernel contract's
 // JSON lines (keys in the contract's order; tests/conformance checks them): the output is 256
 // bytes ('a' for out=same, 'b' for out=diff) and its digest the tool's own host digest of them,
@@ -62,12 +65,16 @@ class FakeBackend final : public Backend {
   int builds() const;
   // The modes run so far ("info", "verify", "hash", "evaluate", "time", ...), in order.
   std::vector<std::string> modes() const;
+  // Every run_program's arguments, in order (the mode first).
+  std::vector<std::vector<std::string>> runs() const;
+  int profiles() const;  // profile calls so far
 
  private:
   TileGrid grid_;
   mutable std::mutex mu_;
   int builds_ = 0;
   std::vector<std::string> modes_;
+  std::vector<std::vector<std::string>> runs_;
 };
 
 // Rules for a ScriptedRunner that play the host compiler and the mapping check's

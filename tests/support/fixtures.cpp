@@ -100,8 +100,12 @@ std::vector<std::string> fake_optimize_args(const fs::path& kernel, const fs::pa
           // The pause that lets a GPU cool between re-check requests only slows a fake run
           // (SpeedJudge tests the default pause; this asks for none).
           "--pause-ms", "0",
+          // The loop's tests read every candidate's profile (reports, the best-L2 line);
+          // OptimizeE2E.TheDefaultProfilesTheBaselineAndTheWinnerOnly runs the default.
+          "--profile", "each",
           // The fakes' L2 and timings follow rules of their own, not the locality model's, so
-          // the loop's tests explore in the plain order; LocalityModelE2E runs with the model.
+          // the loop's tests explore in the plain order; LocalityModelE2E runs with the model
+          // (and sets the last value).
           "--locality-model", "off"};
 }
 

@@ -62,6 +62,35 @@ TEST_F(BuildPoolTest, KeyDependsOnSourceDiesAndArch) {
   EXPECT_NE(pool.key(spec("a")), pool.key({"a", 2, "sm_100"}));
 }
 
+// Two tuning points of one region are two builds: the defines are in the key and reach
+// the compiler, prefetched or not.
+TEST_F(BuildPoolTest, TwoPointsOfOneRegionAreTwoBuildsWithTheirDefines) {
+  BuildPool pool(*backend, tmp / "cache", 4);
+  BuildSpec p64 = spec("kernel T"), p128 = spec("kernel T");
+  p64.defines = {{"BLOCK_M", 64}};
+  p128.defines = {{"BLOCK_M", 128}};
+  EXPECT_NE(pool.key(p64), pool.key(p128));
+  EXPECT_NE(pool.key(p64), pool.key(spec("kernel T")));
+  EXPECT_EQ(pool.key(p64), pool.key(BuildSpec{"kernel T", 2, "sm_90", ".hip", {{"BLOCK_M", 64}}}));
+  pool.prefetch(p64);
+  pool.prefetch(p128);
+  auto a = pool.get(p64, src("t64", "kernel T"), tmp / "t64.exe");
+  auto b = pool.get(p128, src("t128", "kernel T"), tmp / "t128.exe");
+  ASSERT_TRUE(a.build && b.build);
+  EXPECT_TRUE(a.prefetched && b.prefetched);
+  EXPECT_EQ(pool.started(), 2);
+  auto c = pool.get(p64, src("t64b", "kernel T"), tmp / "t64b.exe");  // in the foreground
+  ASSERT_TRUE(c.build);
+  EXPECT_FALSE(c.prefetched);
+  int with64 = 0, with128 = 0;
+  for (const auto& call : runner.calls()) {
+    with64 += std::count(call.argv.begin(), call.argv.end(), "-DBLOCK_M=64") > 0;
+    with128 += std::count(call.argv.begin(), call.argv.end(), "-DBLOCK_M=128") > 0;
+  }
+  EXPECT_EQ(with64, 2);
+  EXPECT_EQ(with128, 1);
+}
+
 TEST_F(BuildPoolTest, PrefetchIsDedupedAndGetTakesItOnce) {
   BuildPool pool(*backend, tmp / "cache", 4);
   for (int i = 0; i < 3; ++i) pool.prefetch(spec("kernel A"));

@@ -49,6 +49,26 @@ TEST(Finalists, TheFastestScreenedAndTheL2BestWithinTheSlack) {
   EXPECT_EQ(select_finalists(h, 1), (std::vector<std::size_t>{0}));
 }
 
+// --profile winner: no candidate was profiled before the judge. The L2-best rule reads the
+// locality model's prediction where there is one and passes a candidate without one by.
+TEST(Finalists, WithoutProfilesTheL2BestIsThePredictedOneAndWithoutPredictionsNone) {
+  RunHistory h = screened({{1.30, 0}, {1.01, 0}, {1.25, 0}, {1.20, 0}});
+  for (auto& a : h.attempts) a.metrics.reset();
+  const auto fastest_three = select_finalists(h, 3);
+  EXPECT_EQ(fastest_three, (std::vector<std::size_t>{0, 2, 3})) << "no L2 anywhere: by screened time alone";
+  PredictionSummary high;
+  high.l2_hit_pct = 88;
+  PredictionSummary low;
+  low.l2_hit_pct = 40;
+  h.attempts[1].predicted = high;
+  h.attempts[3].predicted = low;
+  EXPECT_EQ(select_finalists(h, 3), (std::vector<std::size_t>{0, 2, 1})) << "the predicted L2-best took 1.20's place";
+  // A measured L2 outranks no measurement: the profiled 1.20 at 95 % is the L2-best.
+  h.attempts[3].metrics = Metrics{};
+  h.attempts[3].metrics->l2_hit_pct = 95;
+  EXPECT_EQ(select_finalists(h, 3), (std::vector<std::size_t>{0, 2, 3}));
+}
+
 TEST(Finalists, NoneWhenEveryCandidateScreenedSlowerThanTheSlackAndGateTakesItsOneRegardless) {
   RunHistory h = screened({{0.95, 60}, {0.80, 70}});
   EXPECT_TRUE(select_finalists(h, 3).empty());

@@ -28,5 +28,20 @@ TEST(FixedProposer, ProposesEachRegionOnceThenIsExhausted) {
   EXPECT_EQ(p.name(), "committed");
 }
 
+TEST(FixedProposer, AnEntrysDefinesGoWithItsProposal) {
+  FixedProposer p("points", {{"a", "region a", "", {{"BLOCK_M", 128}}}, {"b", "region b", ""}});
+  KernelSource k = KernelSource::parse("// swizzleperf:begin\nSWZ_HD unsigned swizzle_pid(unsigned pid, unsigned n, "
+                                       "SwizzleGrid g) { return pid; }\n// swizzleperf:end\n").value();
+  RunHistory h;
+  HardwareProfile hw;
+  ProposalContext ctx{k, {4, 4}, hw, h, {}, {}, 1};
+  auto a = p.propose(ctx);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->defines, (Defines{{"BLOCK_M", 128}}));
+  auto b = p.propose(ctx);
+  ASSERT_TRUE(b);
+  EXPECT_TRUE(b->defines.empty());
+}
+
 }  // namespace
 }  // namespace swz

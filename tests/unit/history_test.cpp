@@ -198,6 +198,28 @@ TEST(HistoryRoundTrip, NullOptionalsAreRead) {
   EXPECT_TRUE(a.timing.has_value());
 }
 
+// A tuning point's defines are written as integers with its own info line; the first
+// form (strings of digits) still reads, and what is not an integer is skipped.
+TEST(HistoryRoundTrip, DefinesAreIntegersAndTheStringFormStillReads) {
+  Attempt a = full_attempt();
+  a.defines = {{"BLOCK_M", 128}, {"NUM_STAGES", -1}};
+  a.program_info = program_info_from_json({{"grid", {{"m", 4}, {"n", 8}}}, {"launches", 3}, {"kernel_regex", "gemm"}});
+  nlohmann::json j = a;
+  ASSERT_TRUE(j["defines"]["BLOCK_M"].is_number_integer()) << j["defines"].dump();
+  EXPECT_EQ(j["defines"]["BLOCK_M"], 128);
+  const Attempt back = j.get<Attempt>();
+  EXPECT_EQ(back.defines, a.defines);
+  ASSERT_TRUE(back.program_info);
+  EXPECT_EQ(back.program_info->grid.m, 4u);
+  EXPECT_EQ(back.program_info->launches, 3);
+  EXPECT_EQ(back.program_info->kernel_regex, "gemm");
+  j["defines"] = {{"BLOCK_M", "64"}, {"BLOCK_N", "-8"}, {"NOTE", "sixty"}, {"EMPTY", ""}, {"HALF", "1.5"}};
+  EXPECT_EQ(j.get<Attempt>().defines, (Defines{{"BLOCK_M", 64}, {"BLOCK_N", -8}}));
+  nlohmann::json none = full_attempt();
+  EXPECT_FALSE(none.contains("defines")) << "no defines: the record as before";
+  EXPECT_FALSE(none.contains("program_info"));
+}
+
 TEST(HistoryRoundTrip, NextIterationOfEmptyHistoryIsOne) {
   RunHistory h;
   EXPECT_EQ(h.next_iteration(), 1);

@@ -12,6 +12,7 @@
 #include "support/fixtures.h"
 #include "support/scripted_proposer.h"
 #include "support/scripted_runner.h"
+#include "swizzleperf/loop/measure_settings.h"
 #include "swizzleperf/report/report.h"
 #include "swizzleperf/util/file_io.h"
 
@@ -53,6 +54,7 @@ class LoopTest : public ::testing::Test {
     config.build_jobs = 1;
     config.backend = "fake";
     config.timing.pause_ms = 0;  // the fake's clock cannot cool: no pause to wait (2.7 s a test)
+    config.profile = "each";     // the tests below read every candidate's profile; --profile's own tests set it
   }
   void TearDown() override { clear_interrupt_for_tests(); }
 
@@ -128,41 +130,199 @@ TEST_F(LoopTest, DuplicatesDoNotCountAgainstTheBudgetAndTheIdentityIsOne) {
   EXPECT_EQ(p.iterations(), (std::vector<int>{1, 2, 3, 4}));
 }
 
-// A candidate may carry build defines (tuning's parameters) and the grid they give:
-// the duplicate key is (defines, mapping hash on the candidate's grid), and the
-// defines are recorded. Without defines everything is as before.
+// A candidate may carry build defines (a tuning point): the duplicate key is (defines,
+// mapping hash on the candidate's grid), the grid is the one its own build reports
+// (the fake's GRID_M define), and the defines are recorded. Without defines
+// everything is as before.
+Proposal loop_point(std::string label, Defines defines, std::string behaviour = "ms=1.0 map=reverse") {
+  Proposal q;
+  q.label = std::move(label);
+  q.region = fake_region(behaviour);
+  q.defines = std::move(defines);
+  return q;
+}
+
+test::ScriptedProposer::Step loop_point_step(Proposal q) {
+  return [q](const ProposalContext&) -> Result<Proposal> { return q; };
+}
+
 TEST_F(LoopTest, TheDuplicateKeyIsTheDefinesAndTheMappingOnTheCandidatesGrid) {
   config.iterations = 3;
-  auto tuned = [](std::string label, std::string block_m, TileGrid grid) {
-    return [=](const ProposalContext&) -> Result<Proposal> {
-      Proposal q;
-      q.label = label;
-      q.region = fake_region("ms=1.0 map=reverse");
-      q.defines = {{"BLOCK_M", block_m}};
-      q.grid = grid;
-      return q;
-    };
-  };
   test::ScriptedProposer p;
   p.propose("a", fake_region("ms=1.0 map=reverse"))
-      .step(tuned("a, BLOCK_M=64", "64", {}))
-      .step(tuned("a, BLOCK_M=64 again", "64", {}))
-      .step(tuned("a, BLOCK_M=32", "32", {4, 4}));
+      .step(loop_point_step(loop_point("a, BLOCK_M=64", {{"BLOCK_M", 64}})))
+      .step(loop_point_step(loop_point("a, BLOCK_M=64 again", {{"BLOCK_M", 64}})))
+      .step(loop_point_step(loop_point("a, BLOCK_M=32", {{"BLOCK_M", 32}, {"GRID_M", 4}, {"GRID_N", 4}})));
   auto s = run_new(p);
   ASSERT_TRUE(s) << s.error().message;
   const auto& a = s->history.attempts;
   ASSERT_EQ(a.size(), 4u);
   EXPECT_EQ(a[0].status, AttemptStatus::ok) << a[0].reason;
   EXPECT_TRUE(a[0].defines.empty());
+  EXPECT_FALSE(a[0].program_info) << "a candidate without defines has the program's info";
   EXPECT_EQ(a[1].status, AttemptStatus::ok) << "the same order with other defines is another candidate: " << a[1].reason;
   EXPECT_EQ(a[2].status, AttemptStatus::duplicate);
   EXPECT_NE(a[2].reason.find("attempt 2"), std::string::npos) << a[2].reason;
   EXPECT_EQ(a[3].status, AttemptStatus::ok) << a[3].reason;
   ASSERT_TRUE(a[3].mapping && a[3].mapping->tile_map);
-  EXPECT_EQ(a[3].mapping->tile_map->grid_m, 4u) << "checked on the candidate's own grid";
+  EXPECT_EQ(a[3].mapping->tile_map->grid_m, 4u) << "checked on the grid its own build reports";
+  ASSERT_TRUE(a[3].program_info);
+  EXPECT_EQ(a[3].program_info->grid.m, 4u);
   const RunHistory h = recorded();
   ASSERT_EQ(h.attempts.size(), 4u);
-  EXPECT_EQ(h.attempts[1].defines, (std::map<std::string, std::string>{{"BLOCK_M", "64"}}));
+  EXPECT_EQ(h.attempts[1].defines, (Defines{{"BLOCK_M", 64}}));
+  ASSERT_TRUE(h.attempts[3].program_info);
+  EXPECT_EQ(h.attempts[3].program_info->grid.n, 4u) << "the point's grid is in the history";
+}
+
+// A point's defines reach its build; it is built before its check, validated against the
+// CPU reference (evaluate without compare options) and never compared with the baseline's
+// output; a point that fails to build is recorded and the run goes on.
+TEST_F(LoopTest, ATuningPointIsBuiltWithItsDefinesAndValidatedAgainstTheReference) {
+  test::write_text(kernel, "#ifndef BLOCK_M\n#define BLOCK_M 64  // swizzleperf:tunable 32 64 128\n#endif\n" +
+                               test::fake_kernel_source("ms=1.0 l2=50"));
+  config.iterations = 4;
+  test::ScriptedProposer p;
+  p.step(loop_point_step(loop_point("own values", {{"BLOCK_M", 64}}, "ms=1.0 out=diff map=reverse")))
+      .step(loop_point_step(loop_point("point", {{"BLOCK_M", 128}, {"GRID_M", 4}, {"FAKE_US", 500}}, "out=diff map=reverse")))
+      .step(loop_point_step(loop_point("bad point", {{"BLOCK_M", 0}}, "map=rotate")))
+      .step(loop_point_step(loop_point("no launch", {{"BLOCK_M", 32}, {"FAKE_CRASH", 1}}, "map=rotate")));
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  const auto& a = s->history.attempts;
+  ASSERT_EQ(a.size(), 4u);
+  EXPECT_EQ(a[3].status, AttemptStatus::run_failed);
+  EXPECT_NE(a[3].reason.find("info mode failed"), std::string::npos) << a[3].reason;
+  EXPECT_NE(a[3].reason.find("too many resources"), std::string::npos) << a[3].reason;
+  EXPECT_EQ(a[0].status, AttemptStatus::validation_failed)
+      << "the program's own values keep the exact output check: " << a[0].reason;
+  EXPECT_EQ(a[1].status, AttemptStatus::ok) << a[1].reason;
+  EXPECT_EQ(a[1].validation.full_size_output.value_or(""), kPointNotCompared);
+  EXPECT_FALSE(a[1].validation.output_hash) << "no digest was judged";
+  EXPECT_NEAR(a[1].speedup.value_or(0), 2.0, 1e-9) << "FAKE_US=500 reached the build";
+  EXPECT_EQ(a[2].status, AttemptStatus::build_failed);
+  EXPECT_NE(a[2].reason.find("BLOCK_M must be positive"), std::string::npos) << a[2].reason;
+  EXPECT_FALSE(a[2].mapping) << "a point is built before it is checked";
+  // The point's evaluate carried no compare options; the program's own values' did.
+  int with_chunks = 0, without = 0;
+  for (const auto& run : backend.runs())
+    if (!run.empty() && run.front() == "evaluate")
+      (std::find(run.begin(), run.end(), "--chunks") != run.end() ? with_chunks : without)++;
+  EXPECT_EQ(with_chunks, 1);
+  EXPECT_EQ(without, 1);
+  // best.hip: the point's region with its value written into the declaration.
+  const auto best = read_file(run_dir / "best.hip");
+  ASSERT_TRUE(best) << best.error().message;
+  EXPECT_NE(best->find("#ifndef BLOCK_M\n#define BLOCK_M 128  // swizzleperf:tunable 32 64 128\n#endif"),
+            std::string::npos) << *best;
+  EXPECT_NE(best->find("out=diff map=reverse"), std::string::npos);
+}
+
+// --profile winner: only the baseline is profiled during the screening, and after the
+// judge the winner once; each profiles every candidate.
+TEST_F(LoopTest, ProfileWinnerProfilesTheBaselineAndTheWinnerOnly) {
+  config.iterations = 3;
+  config.profile = "winner";
+  auto script = [](test::ScriptedProposer& p) {
+    p.propose("slow", fake_region("ms=2.0 map=rotate l2=60"))
+        .propose("fast", fake_region("ms=0.5 map=reverse l2=70"))
+        .propose("mid", fake_region("ms=0.9 map=swap l2=40"));
+  };
+  test::ScriptedProposer p;
+  script(p);
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(backend.profiles(), 2) << "the baseline and the winner";
+  const auto& a = s->history.attempts;
+  ASSERT_NE(s->history.best(), nullptr);
+  EXPECT_EQ(s->history.best()->label, "fast");
+  ASSERT_TRUE(a[1].metrics);
+  EXPECT_EQ(a[1].metrics->l2_hit_pct.value_or(0), 70);
+  EXPECT_FALSE(a[0].metrics);
+  EXPECT_FALSE(a[2].metrics);
+  ASSERT_TRUE(recorded().attempts[1].metrics) << "the winner's profile is saved";
+  const int before = backend.profiles();
+  run_dir = dir / "run-each";
+  config.profile = "each";
+  test::ScriptedProposer q;
+  script(q);
+  ASSERT_TRUE(run_new(q));
+  EXPECT_EQ(backend.profiles() - before, 4) << "the baseline and every candidate";
+}
+
+TEST_F(LoopTest, ProfileAutoIsEachForTheL2ObjectiveElseWinner) {
+  config.iterations = 1;
+  config.profile = "auto";
+  config.objective = Objective::l2;
+  test::ScriptedProposer p;
+  p.propose("a", fake_region("ms=2.0 map=rotate l2=60"));
+  ASSERT_TRUE(run_new(p));
+  EXPECT_EQ(backend.profiles(), 2) << "l2 reads every candidate's profile";
+  EXPECT_TRUE(profile_each(config, "llm"));
+  config.objective = Objective::time;
+  EXPECT_TRUE(profile_each(config, "llm"));
+  EXPECT_FALSE(profile_each(config, "builtin"));
+  config.command = "gate";
+  EXPECT_TRUE(profile_each(config, "committed")) << "gate reports its candidate's L2";
+  config.command = "optimize";
+  config.profile = "each";
+  EXPECT_TRUE(profile_each(config, "builtin"));
+}
+
+// Ctrl-C in a run of tuning points: the resumed run measures no finished point again (their
+// defines are in the history), and a resume from another device's history is refused.
+TEST_F(LoopTest, AnInterruptedRunOfPointsResumesWithoutRemeasuringAFinishedPoint) {
+  config.iterations = 3;
+  test::ScriptedProposer p;
+  p.step(loop_point_step(loop_point("p32", {{"BLOCK_M", 32}, {"GRID_M", 4}})))
+      .step([](const ProposalContext&) -> Result<Proposal> {
+        test::press_ctrl_c();
+        return loop_point("p128", {{"BLOCK_M", 128}, {"GRID_M", 16}});
+      });
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_TRUE(s->interrupted());
+  ASSERT_EQ(recorded().attempts.size(), 1u);
+  EXPECT_EQ(recorded().attempts[0].defines, (Defines{{"BLOCK_M", 32}, {"GRID_M", 4}}));
+  clear_interrupt_for_tests();
+  const std::size_t runs_before = backend.runs().size();
+  // A proposer that, like a search, skips the points the history holds.
+  std::vector<Proposal> points = {loop_point("p32", {{"BLOCK_M", 32}, {"GRID_M", 4}}),
+                                  loop_point("p128", {{"BLOCK_M", 128}, {"GRID_M", 16}}),
+                                  loop_point("p64", {{"BLOCK_M", 64}, {"GRID_M", 8}}, "ms=0.5 map=rotate")};
+  auto next_untried = [points](const ProposalContext& ctx) -> Result<Proposal> {
+    for (const auto& q : points) {
+      bool tried = false;
+      for (const auto& a : ctx.history.attempts) tried = tried || a.defines == q.defines;
+      if (!tried) return q;
+    }
+    return exhausted_error("every point was tried");
+  };
+  test::ScriptedProposer again;
+  again.step(next_untried).step(next_untried).step(next_untried);
+  auto r = resume(again, config, {});
+  ASSERT_TRUE(r) << r.error().message;
+  const auto& a = r->history.attempts;
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_EQ(a[1].label, "p128");
+  EXPECT_EQ(a[2].label, "p64");
+  int evaluated = 0;
+  const auto runs = backend.runs();
+  for (std::size_t i = runs_before; i < runs.size(); ++i) evaluated += !runs[i].empty() && runs[i].front() == "evaluate";
+  EXPECT_EQ(evaluated, 2) << "the two new points only: p32 was not measured again";
+  for (const auto& att : a) EXPECT_EQ(att.status, AttemptStatus::ok) << att.label << ": " << att.reason;
+  // Another device's history is refused.
+  auto h = recorded();
+  h.hardware->name = "Another GPU";
+  h.state = "interrupted";
+  ASSERT_TRUE(save_history(run_dir / "history.json", h));
+  test::ScriptedProposer none;
+  auto refused = resume(none, config, {});
+  if (refused) {
+    ADD_FAILURE() << "a history from another device resumed";
+  } else {
+    EXPECT_NE(refused.error().message.find("device"), std::string::npos) << refused.error().message;
+  }
 }
 
 TEST_F(LoopTest, ARejectedRegionIsNeverCompiledAndANonBijectionNeverBuilt) {

@@ -271,6 +271,22 @@ TEST(SettingsTable, SweepTakesNoEnergyObjective) {
   EXPECT_EQ(std::string(objective.help_for(kSweep)).find("energy"), std::string::npos);
 }
 
+// --profile: which screened candidates are profiled. The optimize loop's commands take it;
+// a resume may change it; a history written before it existed profiled every candidate.
+TEST(SettingsTable, ProfileIsAutoEachOrWinnerAndOldHistoriesProfiledEach) {
+  const SettingRow& profile = *find_setting("profile");
+  EXPECT_TRUE(profile.takes(kOptimize));
+  EXPECT_TRUE(profile.takes(kSuite));
+  EXPECT_FALSE(profile.takes(kSweep));
+  EXPECT_FALSE(profile.takes(kGate));
+  EXPECT_EQ(profile.on_resume, OnResume::may_change);
+  EXPECT_EQ(default_config(kOptimize).profile, "auto");
+  EXPECT_EQ(profile.check("winner", kOptimize), "");
+  EXPECT_EQ(profile.check("some", kOptimize), "--profile 'some' is not one of: auto, each, winner");
+  EXPECT_EQ(run_config_from_json(nlohmann::json{{"objective", "time"}}).profile, "each");
+  EXPECT_EQ(run_config_from_json(nlohmann::json{{"profile", "winner"}}).profile, "winner");
+}
+
 TEST(SettingsTable, TheRulesBetweenSettings) {
   RunConfig c = default_config(kOptimize);
   EXPECT_EQ(check_settings(c), "");

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "swizzleperf/core/attempt_parts.h"
+#include "swizzleperf/core/candidate.h"
 #include "swizzleperf/core/hardware.h"
 #include "swizzleperf/core/judge_record.h"
 #include "swizzleperf/core/program_info.h"
@@ -55,9 +56,13 @@ struct Attempt {
   std::string reason;                // one line when status != ok
   std::string region;                // the region code tried
   std::string diff;                  // unified diff against the original region
-  // Build defines the candidate was built with (core/candidate.h); with the mapping hash
-  // they are the duplicate key. Empty for every candidate today (not written then).
-  std::map<std::string, std::string> defines;
+  // Build defines the candidate was built with (core/candidate.h: a tuning point); with
+  // the mapping hash they are the duplicate key. Empty: the program as written (not
+  // written then). history.json holds integers; the first form, strings of digits, reads too.
+  Defines defines;
+  // A candidate with defines: its own program's info line (its grid, launches, tolerance,
+  // kernel filter), read after its build. Absent: the program's (RunHistory::program_info).
+  std::optional<ProgramInfo> program_info;
   // Each stage's typed part (core/attempt_parts.h); absent: the stage did not run.
   ProposalRecord proposal;                 // what the proposer said (reasoning, critique, LLM usage)
   std::optional<MappingRecord> mapping;    // check: the host mapping check
@@ -97,7 +102,7 @@ struct Attempt {
   bool validated() const { return status == AttemptStatus::ok; }
   // Two attempts with the same key compute the same thing: the build defines and the
   // mapping's hash on the candidate's grid ("" : not checked or not a bijection).
-  std::pair<std::map<std::string, std::string>, std::string> duplicate_key() const {
+  std::pair<Defines, std::string> duplicate_key() const {
     return {defines, mapping ? mapping->mapping_hash : std::string()};
   }
 };

@@ -122,6 +122,10 @@ struct RunConfig {
   int iterations = 10;                  // attempts that reach the GPU or the check (duplicates excluded)
   int recheck_rounds = 6;               // the judge's least interleaved rounds per regime; 0: no judge
   int finalists = 3;                    // optimize: candidates the screening sends to the judge
+  // Which screened candidates are profiled: each (every one), winner (only the baseline and,
+  // after the judge, the winner) or auto (each for the LLM proposer or the l2 objective,
+  // which read every profile; else winner). loop/measure_settings resolves it.
+  std::string profile = "auto";
   bool recheck_every_candidate = false; // gate: its one candidate is always re-checked
   std::string proposer = "auto";        // auto | builtin | llm | committed
   // on: the locality model (model/) predicts every candidate from the program's footprint,

@@ -2,9 +2,10 @@
 // typed result, used alike by optimize (every candidate and the baseline), gate
 // (its one committed candidate, through the optimizer) and sweep (per size):
 //
-//   check     host mapping check on the program's grid and ragged neighbours;
+//   check     host mapping check on the candidate's grid and ragged neighbours;
 //             identity and earlier mappings are duplicates (no GPU time)
-//   build     through the BuildPool (a build prefetched ahead is taken)
+//   build     through the BuildPool (a build prefetched ahead is taken), with the
+//             candidate's defines
 //   evaluate  verify against the CPU reference, full-size output against the
 //             baseline's reference (loop/output_check), time: one `evaluate`
 //             process when the program has that mode, else three
@@ -16,7 +17,14 @@
 //             search; gate and sweep judge their one candidate (recheck).
 //   profile   the profiler's metrics over the run's launch window
 //
-// A Candidate (core/candidate.h) enters at check. Each stage writes what it learns
+// A tuning point (a candidate whose defines change the program's own configuration)
+// goes build -> info (its program's own info line: grid, launches, tolerance, kernel
+// filter; Attempt::program_info) -> check on that grid -> evaluate without the output
+// comparison: a new tile changes the reduction order, so the point is verified against
+// the CPU reference with the program's tolerance at the verify sizes, never compared bit
+// for bit with the baseline (ValidationRecord::full_size_output says so) -> profile.
+//
+// A Candidate (core/candidate.h) enters at check (a tuning point at build). Each stage writes what it learns
 // into its typed part of the Attempt (its record in the history; core/attempt_parts.h):
 // check -> mapping, predicted; build -> build; evaluate -> validation, timing, speedup;
 // judge -> recheck (core/judge_record.h) and the verdict; profile -> metrics. The
@@ -67,7 +75,18 @@ struct MeasureSetup {
   // The locality model for this program, size and machine; null when the program declares
   // no footprint. The check stage records each attempt's prediction (Attempt::predicted).
   std::shared_ptr<const LocalityPredictor> predictor;
+  // The program's own configuration (tune/tune_space: its tunables' declared values): a
+  // candidate whose defines all equal these is the program as written, not a tuning point.
+  Defines own_defines;
+  int profile_launches = 24;        // the most launches a profile collects (a point's window)
+  bool profile_each = true;         // profile every screened candidate (else only the baseline and the winner)
 };
+
+// The message a tuning point's validation record carries instead of an output comparison.
+inline constexpr const char* kPointNotCompared =
+    "not compared with the baseline's output: the point's defines change the program's configuration "
+    "(and its reduction order); verified against the CPU reference with the program's tolerance at the "
+    "verify sizes";
 
 enum class StageEnd {
   passed,       // go on to the next stage
@@ -100,22 +119,43 @@ class AttemptPipeline {
 
   // Host mapping check of `candidate` (its region validated as `region`) on its grid
   // (grid_of) and the ragged neighbours; sets a.mapping (the report, the mapping hash,
-  // the tile map), a.defines and a.predicted. A duplicate: the identity on that grid
+  // the tile map), a.defines and a.predicted (not for a tuning point: the model describes
+  // the program's own configuration). A duplicate: the identity on that grid
   // (a candidate without defines), or an attempt of `earlier` with the same
   // duplicate key (defines, mapping hash).
   StageResult check(Attempt& a, const Candidate& candidate, const ValidRegion& region,
                     const std::filesystem::path& dir, const std::vector<Attempt>& earlier);
   // The grid a candidate is checked on: its own, or the program's when it has none.
   TileGrid grid_of(const Candidate& candidate) const;
+  // Does the candidate change the program's configuration (a define that is not one of the
+  // program's own values)? Such a point takes the tuning path above.
+  bool is_tuning_point(const Candidate& candidate) const;
+  // Every stage of one candidate whose region was validated (`region`) and spliced into
+  // `source`: check, build, evaluate, profile (when profile_each), or for a tuning point
+  // build, point_info, check, evaluate_point, profile. The attempt's status and reason
+  // say where a candidate failed.
+  StageResult run_candidate(Attempt& a, Candidate candidate, const ValidRegion& region, BuildPool& pool,
+                            const std::string& source, const std::filesystem::path& dir,
+                            const std::vector<Attempt>& earlier, const Attempt& baseline);
+  // A tuning point's own info line from its build (dir/info.json): sets a.program_info and
+  // the candidate's grid. A program that cannot say it fails the point (run_failed).
+  StageResult point_info(Attempt& a, Candidate& candidate, const std::filesystem::path& exe,
+                         const std::filesystem::path& dir);
   // Builds `source` (the spliced kernel) to dir/kernel, taking a prefetched build if
   // the pool has one; sets a.build (BuildRecord) and the build log.
-  StageResult build(Attempt& a, BuildPool& pool, const std::string& source, const std::filesystem::path& dir);
+  StageResult build(Attempt& a, BuildPool& pool, const std::string& source, const std::filesystem::path& dir,
+                    const Defines& defines = {});
   // The baseline: verify, record the output reference in dir, time.
   StageResult measure_reference(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& dir);
   // A candidate: verify, its output against `baseline`'s reference, time; sets
   // a.timing and a.speedup (one-shot, against baseline's median).
   StageResult evaluate(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& dir,
                        const Attempt& baseline);
+  // A tuning point: verify (the CPU reference, at the verify sizes) and time, in one
+  // `evaluate` process without compare options (its hash part is not judged) or in two
+  // processes; sets a.timing, a.speedup and validation.full_size_output (kPointNotCompared).
+  StageResult evaluate_point(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& dir,
+                             const Attempt& baseline);
   // The judge's tournament, once per regime measured, over the baseline (baseline_exe)
   // and the finalists (finalists[i]'s program at exes[i]); sets each finalist's
   // speedup, its interval, significant, energy ratio and its `recheck` record (every
@@ -128,13 +168,20 @@ class AttemptPipeline {
   StageResult recheck(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& baseline_exe);
   // The judge's settings from the setup.
   JudgeSettings judge_settings() const;
+  // The profiler over the attempt's program's kernels and launch window (its own info line
+  // for a tuning point, else the setup's).
   StageResult profile(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& dir);
 
  private:
+  // How the full-size output is checked: recorded (the baseline), compared with the
+  // baseline's reference (a candidate), or not at all (a tuning point).
+  enum class OutputStage { record, compare, skip };
+  StageResult evaluate_with(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& dir,
+                            const Attempt& baseline, OutputStage output);
   StageResult evaluate_one_process(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& dir,
-                                   const Attempt& baseline, bool& unsupported);
+                                   const Attempt& baseline, OutputStage output, bool& unsupported);
   StageResult evaluate_three_processes(Attempt& a, const std::filesystem::path& exe, const std::filesystem::path& dir,
-                                       const Attempt* baseline);
+                                       const Attempt* baseline, OutputStage output);
 
   Backend& backend_;
   ProcessRunner& runner_;

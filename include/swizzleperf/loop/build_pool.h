@@ -1,7 +1,8 @@
 // BuildPool: kernel builds off the optimize loop's critical path.
 //
 // A content-addressed cache of program builds, key = hash(spliced source, arch,
-// num_dies, backend, compiler, extra flags). prefetch() starts a build in a
+// num_dies, backend, compiler, extra flags, the tuning point's defines): two points
+// with the same region are two builds. prefetch() starts a build in a
 // background thread (after an optional gate, e.g. the host mapping check, returns
 // true: an unchecked region is never compiled); get() waits for a queued or running
 // prefetch of the same key and moves its executable into place, else builds now in
@@ -13,6 +14,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -31,6 +33,7 @@ struct BuildSpec {
   int num_dies = 1;
   std::string arch;
   std::string extension = ".hip";  // of the source copy the backend builds (".py": a Triton program)
+  std::map<std::string, std::int64_t> defines = {};  // a tuning point's (BuildRequest::defines)
 };
 
 struct PooledBuild {

@@ -28,14 +28,19 @@ struct RunDirs {
   std::string source_name;
 };
 
-// dir/kernel, rebuilt from dir/<source_name> when it is missing (a resumed run: the
-// binaries went with the last session).
+// dir/kernel, rebuilt from dir/<source_name> (with the attempt's defines) when it is
+// missing (a resumed run: the binaries went with the last session).
 Status ensure_program(Backend& backend, const HardwareProfile& hw, const std::filesystem::path& dir,
-                      const std::string& source_name);
+                      const std::string& source_name, const Defines& defines = {});
 
 // The judge over h's finalists (h.config's rounds and finalist count); Ctrl-C leaves
 // the record unfinished (the caller does not keep it: a resume judges again).
 JudgeRecord judge_finalists(RunHistory& h, AttemptPipeline& pipeline, Backend& backend, const HardwareProfile& hw,
                             const RunDirs& dirs);
+// `--profile winner`: the run's best after the judge, profiled once (a report shows its
+// L2 hit rate against the baseline's) unless it already was. A profile that fails is
+// logged and leaves the winner as judged.
+void profile_winner(RunHistory& h, AttemptPipeline& pipeline, Backend& backend, const HardwareProfile& hw,
+                    const RunDirs& dirs);
 
 }  // namespace swz

@@ -4,7 +4,9 @@
 // noisy, a few per cent from run to run). The judge's tournament is what names a
 // winner, and its cost grows with its members, so only a few go: PyTorch Inductor's
 // "screen many, re-time the top few". Under --objective time and l2, the fastest
-// one-shot times (count - 1 of them) and the best measured L2 hit rate, then the next
+// one-shot times (count - 1 of them) and the best L2 hit rate (measured where the
+// candidate was profiled, else the locality model's prediction, else the candidate has
+// none and the rule passes it by: --profile winner profiles no candidate), then the next
 // fastest up to `count`; under energy, the lowest one-shot energy ratios. A candidate
 // more than kFinalistSlack slower than the baseline in its one-shot timing is not
 // sent: the judge would only confirm the loss. Under l2 the L2-best always goes (its

@@ -37,4 +37,9 @@ Result<RunState> open_new_run(const RunConfig& config, const std::filesystem::pa
 Result<RunState> open_resumed_run(const std::filesystem::path& run_dir, const std::filesystem::path& kernel,
                                   const RunConfig& asked, const std::set<std::string>& given);
 
+// A resumed run continues only on the device its history was measured on (name, arch and
+// dies the same): times, profiles and the judge's verdicts from two devices do not mix.
+// A history that never queried its device passes.
+Status check_same_device(const RunHistory& history, const HardwareProfile& now);
+
 }  // namespace swz

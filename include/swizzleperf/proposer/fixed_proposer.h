@@ -1,6 +1,7 @@
 // FixedProposer: proposes given regions once each, in order, then is exhausted.
 // `gate` uses it for the committed region (the kernel as committed is the one
-// candidate); a user's list of hand-written patterns would be another.
+// candidate); a user's list of hand-written patterns would be another. An entry may
+// carry a tuning point's defines (empty: the program as written), proposed with it.
 #pragma once
 
 #include <string>
@@ -14,6 +15,7 @@ struct FixedRegion {
   std::string label;
   std::string region;
   std::string rationale;
+  Defines defines = {};  // the point's parameters, NAME -> value
 };
 
 class FixedProposer final : public Proposer {
