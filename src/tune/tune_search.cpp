@@ -175,18 +175,19 @@ std::optional<TuneTrial> next_guided(const SearchLedger& l, const TuneSearchSett
   const TuneSearchSpace& s = l.space;
   const std::optional<std::size_t> own = s.own_point;
   const auto ranked = l.ranked_points();
-  // 2 before 1 once something is known: the best few points get every order as soon as
-  // they are found (stage 1 keeps its list; it resumes after).
-  const auto stage2 = [&]() -> std::optional<TuneTrial> {
-    for (std::size_t r = 0; r < ranked.size() && r < static_cast<std::size_t>(kGuidedTopPoints); ++r)
-      if (auto t = l.first_untried_order(ranked[r])) return t;
-    return std::nullopt;
-  };
   // 1. Screening at one good order.
   const auto screen = screening_points(l, settings, own);
   for (std::size_t p : screen)
     if (!l.has(p, s.screen_order)) return l.trial(p, s.screen_order);
-  if (auto t = stage2()) return t;
+  // 2. Every order on the best few points at the screening order (ranked there, so that a
+  // climb at another order does not start a new round of every order).
+  int screened_best = 0;
+  for (const auto& [ms, key] : l.timed) {
+    (void)ms;
+    if (key.second != s.screen_order) continue;
+    if (auto t = l.first_untried_order(key.first)) return t;
+    if (++screened_best >= kGuidedTopPoints) break;
+  }
   // 3. Hill-climb: the neighbours of the best trials at the trial's own order; then each
   // order's own climb from its best point (the best tile differs between orders: a grouped
   // order favours larger tiles, which the overall best trials alone can miss); then the
