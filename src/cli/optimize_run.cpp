@@ -18,7 +18,14 @@ Result<RunState> open_run_from(const cxxopts::ParseResult& r, const RunConfig& a
   const std::filesystem::path kernel_arg = r.count("kernel") ? r["kernel"].as<std::string>() : std::string();
   if (!resume.empty()) {
     if (auto st = check_run_dir_arg(resume, "--resume"); !st) return st.error();
-    return open_resumed_run(resume, kernel_arg, asked, given_settings(r, asked));
+    auto run = open_resumed_run(resume, kernel_arg, asked, given_settings(r, asked));
+    // A tune run's attempts are points and orders of its search; an optimize run's are orders.
+    if (run && (run->history.config.command == "tune") != (command == "tune")) {
+      const std::string& was = run->history.config.command;
+      return make_error(fmt::format("{} holds a {} run: resume it with 'swizzleperf {} --resume {}'", resume, was,
+                                    was == "tune" ? "tune" : "optimize", resume));
+    }
+    return run;
   }
   if (kernel_arg.empty())
     return make_error(fmt::format("{} needs a kernel file: swizzleperf {} KERNEL.hip (or --resume DIR)", command, command));

@@ -54,9 +54,6 @@ int cmd_tune(const std::vector<std::string>& args) {
   if (!opened) return report_error(opened.error().message);
   RunState& run = *opened;
   RunConfig& config = run.history.config;
-  if (config.command != "tune")
-    return report_error(fmt::format("{} holds an {} run, not a tune run: resume it with 'swizzleperf {} --resume {}'",
-                                    run.run_dir.string(), config.command, config.command, run.run_dir.string()));
   // The loop's attempt count is the search's budget (the search also stops itself there).
   config.iterations = config.tune.budget;
 

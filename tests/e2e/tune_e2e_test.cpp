@@ -139,6 +139,11 @@ TEST(TuneE2E, ARunThroughTheFakeToolchainThenAResumeWithALargerBudget) {
     EXPECT_TRUE(all.insert(label).second) << label;
   }
   EXPECT_EQ(h2["config"]["tune"]["budget"], 9);
+
+  // optimize does not resume a tune run.
+  const auto other = run_cli({"optimize", "--resume", (tmp / "run").string()}, tmp.path());
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_TRUE(has(other.err, "holds a tune run: resume it with 'swizzleperf tune --resume")) << other.err;
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ namespace swz::cli {
 
 // --resume DIR: the recorded run, with what the resume rules allow of `asked`; else a new
 // run of the positional kernel in --run-dir (default runs/<stem>-<UTC time>). `command`
-// names the command in the message for a missing kernel.
+// names the command in the message for a missing kernel; a tune run is resumed by tune only,
+// and tune resumes nothing else.
 Result<RunState> open_run_from(const cxxopts::ParseResult& r, const RunConfig& asked, const std::string& command);
 
 // Before any GPU time: the backend's tools are there, and it takes the kernel's source.
