@@ -154,7 +154,7 @@ std::vector<std::size_t> screening_points(const SearchLedger& l, const TuneSearc
 }
 
 // The points one parameter one step away from `point` in its value list (in the space).
-std::vector<std::size_t> neighbours(const TuneSearchSpace& s, const TunePoint& point) {
+std::vector<std::size_t> point_neighbours(const TuneSearchSpace& s, const TunePoint& point) {
   std::vector<std::size_t> out;
   for (std::size_t d = 0; d < point.size() && d < s.values.size(); ++d) {
     const auto& vals = s.values[d];
@@ -194,7 +194,7 @@ std::optional<TuneTrial> next_guided(const SearchLedger& l, const TuneSearchSett
   // best trials' neighbours at the best orders (the orders of the best trials).
   for (std::size_t r = 0; r < l.timed.size() && r < static_cast<std::size_t>(kGuidedTopTrials); ++r) {
     const auto [p, o] = l.timed[r].second;
-    for (std::size_t n : neighbours(s, s.points[p]))
+    for (std::size_t n : point_neighbours(s, s.points[p]))
       if (!l.has(n, o)) return l.trial(n, o);
   }
   std::vector<bool> climbed(static_cast<std::size_t>(s.orders), false);
@@ -205,11 +205,11 @@ std::optional<TuneTrial> next_guided(const SearchLedger& l, const TuneSearchSett
     if (climbed[static_cast<std::size_t>(o)]) continue;
     climbed[static_cast<std::size_t>(o)] = true;
     if (best_orders.size() < 2) best_orders.push_back(o);
-    for (std::size_t n : neighbours(s, s.points[p]))
+    for (std::size_t n : point_neighbours(s, s.points[p]))
       if (!l.has(n, o)) return l.trial(n, o);
   }
   for (std::size_t r = 0; r < l.timed.size() && r < static_cast<std::size_t>(kGuidedTopTrials); ++r)
-    for (std::size_t n : neighbours(s, s.points[l.timed[r].second.first]))
+    for (std::size_t n : point_neighbours(s, s.points[l.timed[r].second.first]))
       for (int order : best_orders)
         if (!l.has(n, order)) return l.trial(n, order);
   // 4. What is left: every order on the ranked points, best first; unscreened points at

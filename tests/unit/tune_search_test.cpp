@@ -22,9 +22,9 @@ using test::run_tune_search;
 using test::TuneLandscape;
 
 // Three shapes of space, 100-300 trials each (points x orders).
-const std::vector<std::vector<std::int64_t>> kTileBlock = {{32, 64, 128, 256}, {32, 64, 128, 256}, {16, 32, 64}};  // 48 points
-const std::vector<std::vector<std::int64_t>> kCube = {{64, 128, 256}, {64, 128, 256}, {32, 64, 128}, {2, 3, 4}};  // 81 points
-const std::vector<std::vector<std::int64_t>> kWide = {{16, 32, 64, 128, 256, 512}, {32, 64, 128, 256}, {2, 4}};    // 48 points
+const std::vector<std::vector<std::int64_t>> kTuneTileBlock = {{32, 64, 128, 256}, {32, 64, 128, 256}, {16, 32, 64}};  // 48 points
+const std::vector<std::vector<std::int64_t>> kTuneCube = {{64, 128, 256}, {64, 128, 256}, {32, 64, 128}, {2, 3, 4}};  // 81 points
+const std::vector<std::vector<std::int64_t>> kTuneWide = {{16, 32, 64, 128, 256, 512}, {32, 64, 128, 256}, {2, 4}};    // 48 points
 
 TuneSearchSettings search_with(TuneStrategy s, int budget, std::uint64_t seed = 1) {
   TuneSearchSettings t;
@@ -47,7 +47,7 @@ TEST(TuneSearch, StrategyNamesRoundTrip) {
 }
 
 TEST(TuneSearch, ExhaustiveVisitsEveryTrialOnceAndRetriesNoFailure) {
-  TuneLandscape l = make_tune_landscape(kTileBlock, 5, 7);
+  TuneLandscape l = make_tune_landscape(kTuneTileBlock, 5, 7);
   l.fail_one_in = 9;
   l.max_volume = 128 * 128 * 64;
   const auto outcomes = run_tune_search(l, search_with(TuneStrategy::exhaustive, 100000));
@@ -60,7 +60,7 @@ TEST(TuneSearch, ExhaustiveVisitsEveryTrialOnceAndRetriesNoFailure) {
 }
 
 TEST(TuneSearch, RandomRespectsTheBudgetNeverRepeatsAndFollowsItsSeed) {
-  TuneLandscape l = make_tune_landscape(kCube, 4, 3);
+  TuneLandscape l = make_tune_landscape(kTuneCube, 4, 3);
   l.fail_one_in = 7;
   const auto a = run_tune_search(l, search_with(TuneStrategy::random, 50, 11));
   EXPECT_EQ(a.size(), 51u) << "50 counted evaluations and the uncounted baseline";
@@ -87,7 +87,7 @@ TEST(TuneSearch, GuidedGetsWithinTwoPercentOfTheOptimumOnAThirdOfTheTrials) {
   int runs = 0, misses = 0;
   double worst = 1;
   std::string report;
-  for (const auto* shape : {&kTileBlock, &kCube, &kWide})
+  for (const auto* shape : {&kTuneTileBlock, &kTuneCube, &kTuneWide})
     for (int orders : {3, 5}) {
       for (std::uint64_t seed = 1; seed <= 100; ++seed) {
         TuneLandscape l = make_tune_landscape(*shape, orders, seed * 31 + static_cast<std::uint64_t>(orders));
@@ -119,7 +119,7 @@ TEST(TuneSearch, GuidedGetsWithinTwoPercentOfTheOptimumOnAThirdOfTheTrials) {
 TEST(TuneSearch, GuidedBeatsARandomSampleOfTheSameBudget) {
   double guided_gap = 0, random_gap = 0;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-    TuneLandscape l = make_tune_landscape(kTileBlock, 5, seed);
+    TuneLandscape l = make_tune_landscape(kTuneTileBlock, 5, seed);
     const double optimum = *test::tune_landscape_optimum(l);
     guided_gap += *best_tune_outcome(run_tune_search(l, search_with(TuneStrategy::guided, 60)))->ms / optimum - 1;
     random_gap += *best_tune_outcome(run_tune_search(l, search_with(TuneStrategy::random, 60, seed)))->ms / optimum - 1;
@@ -128,7 +128,7 @@ TEST(TuneSearch, GuidedBeatsARandomSampleOfTheSameBudget) {
 }
 
 TEST(TuneSearch, GuidedIsDeterministicAndAResumeContinuesTheSameSequence) {
-  TuneLandscape l = make_tune_landscape(kCube, 5, 42);
+  TuneLandscape l = make_tune_landscape(kTuneCube, 5, 42);
   l.fail_one_in = 11;
   const auto whole = run_tune_search(l, search_with(TuneStrategy::guided, 70));
   EXPECT_EQ(whole.size(), 71u);
@@ -149,7 +149,7 @@ TEST(TuneSearch, GuidedIsDeterministicAndAResumeContinuesTheSameSequence) {
 }
 
 TEST(TuneSearch, GuidedScreensAtTheScreenOrderFirstThenTheBestPointsAtEveryOrder) {
-  TuneLandscape l = make_tune_landscape(kTileBlock, 4, 5);
+  TuneLandscape l = make_tune_landscape(kTuneTileBlock, 4, 5);
   const auto outcomes = run_tune_search(l, search_with(TuneStrategy::guided, 60));
   // Screening: a third of the budget (20 of the 48 points, a seeded sample with the own point first), at order 1.
   for (std::size_t i = 1; i <= 20; ++i) EXPECT_EQ(outcomes[i].trial.order, 1) << "at " << i;
@@ -166,7 +166,7 @@ TEST(TuneSearch, GuidedScreensAtTheScreenOrderFirstThenTheBestPointsAtEveryOrder
 }
 
 TEST(TuneSearch, StopsAtTheBudgetAndOnAnEmptySpace) {
-  TuneLandscape l = make_tune_landscape(kTileBlock, 3, 9);
+  TuneLandscape l = make_tune_landscape(kTuneTileBlock, 3, 9);
   for (auto s : {TuneStrategy::guided, TuneStrategy::exhaustive, TuneStrategy::random})
     EXPECT_EQ(run_tune_search(l, search_with(s, 10)).size(), 11u) << to_string(s);
   const TuneSearchSpace empty = make_tune_search_space(l.space, {}, 3, 0, 1);
