@@ -5,12 +5,19 @@
 // without measuring an evaluated trial again.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "support/cli_process.h"
 #include "support/fixtures.h"
+#include "support/timing.h"
 
 namespace swz::test {
 namespace {
@@ -144,6 +151,44 @@ TEST(TuneE2E, ARunThroughTheFakeToolchainThenAResumeWithALargerBudget) {
   const auto other = run_cli({"optimize", "--resume", (tmp / "run").string()}, tmp.path());
   EXPECT_EQ(other.exit_code, 2);
   EXPECT_TRUE(has(other.err, "holds a tune run: resume it with 'swizzleperf tune --resume")) << other.err;
+}
+
+// Ctrl-C mid-search, then --resume: the recorded evaluations stay as they were (but for
+// the judge's verdicts, given once the search is over), none is measured again, and the
+// search finishes its budget.
+TEST(TuneE2E, CtrlCMidSearchThenResumeMeasuresNoTrialAgain) {
+  TempDir tmp;
+  const fs::path k = tunable_gemm(tmp);
+  const fs::path history = tmp / "run" / "history.json";
+  const pid_t pid = spawn_cli(fake_tune_args(k, tmp / "run", 8), tmp.path(), {"SWZ_FAKE_SLEEP_MS=150"});
+  ASSERT_GT(pid, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_limit(45));
+  while (attempts_recorded(history) < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_GE(attempts_recorded(history), 2) << "the run never recorded two evaluations";
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const auto before = tune_history_json(tmp / "run");
+  const std::size_t cut = before["attempts"].size();
+  ASSERT_LT(cut, 8u) << "the search finished before Ctrl-C";
+  const auto r = run_cli({"tune", "--resume", (tmp / "run").string(), "--nvcc", (fake_dir() / "fake_nvcc").string(),
+                          "--ncu", (fake_dir() / "fake_ncu").string()},
+                         tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto after = tune_history_json(tmp / "run");
+  EXPECT_EQ(after["state"], "completed");
+  ASSERT_EQ(after["attempts"].size(), 8u);
+  for (std::size_t i = 0; i < cut; ++i) {
+    EXPECT_EQ(after["attempts"][i]["label"], before["attempts"][i]["label"]);
+    EXPECT_EQ(after["attempts"][i]["started_at"], before["attempts"][i]["started_at"]) << "evaluation " << i;
+    EXPECT_EQ(after["attempts"][i]["timing"], before["attempts"][i]["timing"]) << "evaluation " << i;
+  }
+  std::set<std::string> labels;
+  for (const auto& a : after["attempts"]) {
+    const std::string label = a["label"];
+    EXPECT_TRUE(labels.insert(label).second) << "measured twice: " << label;
+  }
 }
 
 }  // namespace
