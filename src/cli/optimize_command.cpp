@@ -9,11 +9,8 @@
 #include "swizzleperf/backend/backend_factory.h"
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
+#include "swizzleperf/cli/optimize_run.h"
 #include "swizzleperf/cli/proposer_factory.h"
-#include "swizzleperf/cli/run_dir_arg.h"
-#include "swizzleperf/loop/optimizer.h"
-#include "swizzleperf/report/report.h"
-#include "swizzleperf/report/run_reports.h"
 
 namespace swz::cli {
 
@@ -40,18 +37,7 @@ int cmd_optimize(const std::vector<std::string>& args) {
   if (const auto e = read_settings(r, kOptimize, asked); !e.empty()) return report_error(e);
 
   // The run: a new one, or the recorded one with what the resume rules allow.
-  const std::string resume = r["resume"].as<std::string>();
-  const std::filesystem::path kernel_arg = r.count("kernel") ? r["kernel"].as<std::string>() : std::string();
-  Result<RunState> opened = make_error("");
-  if (!resume.empty()) {
-    if (auto st = check_run_dir_arg(resume, "--resume"); !st) return report_error(st.error().message);
-    opened = open_resumed_run(resume, kernel_arg, asked, given_settings(r, asked));
-  } else {
-    if (kernel_arg.empty()) return report_error("optimize needs a kernel file: swizzleperf optimize KERNEL.hip (or --resume DIR)");
-    std::filesystem::path run_dir = r["run-dir"].as<std::string>();
-    if (run_dir.empty()) run_dir = std::filesystem::path("runs") / fmt::format("{}-{}", kernel_arg.stem().string(), utc_stamp());
-    opened = open_new_run(asked, kernel_arg, run_dir);
-  }
+  auto opened = open_run_from(r, asked, "optimize");
   if (!opened) return report_error(opened.error().message);
   RunState& run = *opened;
   RunConfig& config = run.history.config;
@@ -88,31 +74,10 @@ int cmd_optimize(const std::vector<std::string>& args) {
     }
     return report_error(backend.error().message);
   }
-  if (auto st = (*backend)->preflight(true); !st) return report_error(st.error().message);
-  if (auto st = (*backend)->accepts_source(run.kernel.path(), run.kernel.text()); !st) return report_error(st.error().message);
+  if (auto st = backend_ready_for(**backend, run); !st) return report_error(st.error().message);
   auto proposer = make_proposer(config);
   if (!proposer) return report_error(proposer.error().message);
-  // Before any GPU time: an LLM that does not answer would fail every attempt.
-  if (auto st = (*proposer)->check_ready(); !st) return report_error(st.error().message);
-  config.backend = (*backend)->name();
-  config.proposer = (*proposer)->name();
-
-  const auto run_dir = run.run_dir;
-  ConsoleProgress progress;
-  RunReportWriter reports(run_dir);
-  Optimizer optimizer(**backend, **proposer, runner, std::move(run), {&progress, &reports});
-  auto result = optimizer.run();
-  if (!result) {
-    if (result.error().interrupted()) return kExitInterrupted;
-    return report_error(result.error().message);
-  }
-  const auto table = render_summary_table(*result);
-  const std::string unmeasured = result->unmeasured();
-  std::fputs(table.c_str(), r.count("json") ? stderr : stdout);
-  if (!unmeasured.empty())
-    return report_error_in(summary_json(*result), unmeasured + " (see " + (result->run_dir / "history.json").string() + ")");
-  if (r.count("json")) std::puts(summary_json(*result).dump(2).c_str());
-  return result->interrupted() ? kExitInterrupted : kExitOk;
+  return run_optimizer(r, std::move(run), **backend, runner, **proposer);
 }
 
 }  // namespace swz::cli

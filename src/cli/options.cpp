@@ -15,6 +15,7 @@ namespace swz::cli {
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"optimize", "run the loop on one kernel: baseline, proposals, check, build, verify, time, profile", cmd_optimize},
+      {"tune", "search the kernel's declared template parameters (tiles, stages) together with the block order", cmd_tune},
       {"init", "write a contract program from a plain CUDA/HIP kernel file (a scaffold with TODOs)", cmd_init},
       {"check", "host-only mapping check of kernels' swizzle regions (any machine, no GPU); --junit", cmd_check},
       {"predict", "predict each die's L2 hit rate and DRAM bytes for a block order, from the kernel's footprint (no GPU)", cmd_predict},

@@ -76,6 +76,7 @@ CommandSet command_set(const std::string& name) {
   if (name == "sweep") return kSweep;
   if (name == "build") return kBuild;
   if (name == "probe") return kProbe;
+  if (name == "tune") return kTune;
   return kAnyCommand;
 }
 
@@ -180,6 +181,7 @@ struct RowSpec {
   RowSpec& json(const char* key, const char* nested = nullptr) { row.json_key = key; row.json_object = nested; return *this; }
   RowSpec& absent(const char* text) { row.absent = text; return *this; }
   RowSpec& matches_any(const char* text) { row.matches_any = text; return *this; }
+  RowSpec& omitted_at_default() { row.omitted_at_default = true; return *this; }
   RowSpec& variant(CommandSet commands, const char* group, const char* default_text, const char* help,
                    std::optional<SettingRow::Range> range = std::nullopt) {
     row.variants.push_back({commands, group, default_text, help, range});
@@ -243,7 +245,7 @@ SettingRow finish_row(RowSpec spec, T& (*field)(RunConfig&)) {
 #define SWZ_ROW(KEY, TYPE, FIELD, ...) finish_row(setting_row(KEY, TYPE) __VA_ARGS__, SWZ_MEMBER(FIELD))
 
 constexpr CommandSet kRun = kOptimize | kSuite;              // the commands that run the optimize loop with a proposer
-constexpr CommandSet kMeasure = kOptimize | kSuite | kGate | kSweep;  // the commands that time programs
+constexpr CommandSet kMeasure = kOptimize | kSuite | kGate | kSweep | kTune;  // the commands that time programs
 constexpr CommandSet kTools = kMeasure | kBuild | kProbe;    // the commands that run the vendor tools
 
 using ST = SettingType;
@@ -259,6 +261,9 @@ std::vector<SettingRow> make_table() {
   throttle.hi_open = true;
   throttle.says = "use a fraction of the device's clock rate in [0, 1) (0: never discard)";
   SettingRow::Range launches = range_between(0, 1 << 20);
+  SettingRow::Range seconds_or_none = range_above(0, 604800);
+  seconds_or_none.zero_too = true;
+  seconds_or_none.says = "use more than 0 and at most 604800 seconds, or 0 for no limit";
   const char* seconds = "seconds";
   return {
       // ---- the run (each command's own group) ----
@@ -267,7 +272,7 @@ std::vector<SettingRow> make_table() {
               .variant(kSuite, nullptr, nullptr, "attempts per kernel")
               .range(range_between(1, 1000)).json("iterations")),
       SWZ_ROW("size", ST::size, size,
-              .in("Run", kOptimize | kGate).fixed().def("").help("problem size passed to the program as --size (e.g. 8192,8192,2048)")
+              .in("Run", kOptimize | kGate | kTune).fixed().def("").help("problem size passed to the program as --size (e.g. 8192,8192,2048)")
               .json("size")),
       SWZ_ROW("reps", ST::integer, time_reps,
               .in("Run", kMeasure).fixed().def("30").help("timed repetitions per measurement (median reported)")
@@ -282,7 +287,7 @@ std::vector<SettingRow> make_table() {
       SWZ_ROW("host-cxx", ST::text, host_cxx,
               .in("Run", kMeasure).def("c++").help("host C++ compiler for the mapping check").json("host_cxx")),
       SWZ_ROW("build-jobs", ST::integer, build_jobs,
-              .in("Run", kRun).def("0").help("concurrent kernel builds, the proposer's next candidates built ahead (1: serial; "
+              .in("Run", kRun | kTune).def("0").help("concurrent kernel builds, the proposer's next candidates built ahead (1: serial; "
                                              "0: min(cores-1, 4), memory permitting)")
               .range(range_between(0, 64, "0: automatic")).json("build_jobs")),
       // ---- what "best" means, and the judge ----
@@ -303,7 +308,7 @@ std::vector<SettingRow> make_table() {
                         gate_rounds)
               .range(rounds).json("recheck_rounds")),
       SWZ_ROW("finalists", ST::integer, finalists,
-              .in("Objective", kRun).def("3")
+              .in("Objective", kRun | kTune).def("3")
               .help("candidates the screening sends to the speed judge: the fastest one-shot times and the best L2 hit "
                     "rate, each within 3 % of the baseline or better")
               .range(range_between(1, 32, "candidates the screening sends to the speed judge")).json("finalists")),
@@ -409,6 +414,27 @@ std::vector<SettingRow> make_table() {
               .help("most kernel launches one profile collects: a run with more is profiled over the middle ones (cuda; "
                     "the hip backend profiles all); 0: every launch")
               .range(launches).json("profile_launches")),
+      // ---- the tune search (tune only; kept out of other runs' records) ----
+      SWZ_ROW("strategy", ST::choice, tune.strategy,
+              .in("Tune", kTune).fixed().def("guided")
+              .help("how the space of parameters x orders is searched: guided (screen points at a grouped order, "
+                    "every order on the best few, then climb one parameter one step at a time), exhaustive (every "
+                    "point x every order) or random (a seeded sample)")
+              .one_of({{"guided"}, {"exhaustive"}, {"random"}}).json("strategy", "tune").omitted_at_default()),
+      SWZ_ROW("budget", ST::integer, tune.budget,
+              .in("Tune", kTune).def("60")
+              .help("evaluations of the search (each builds, checks and times one point at one order); a resume may "
+                    "raise it to go on")
+              .range(range_between(1, 10000, "evaluations")).json("budget", "tune").omitted_at_default()),
+      SWZ_ROW("budget-seconds", ST::real, tune.budget_s,
+              .in("Tune", kTune).def("0")
+              .help("wall seconds of the search in one session: no new evaluation starts after it (0: no limit; "
+                    "the judge runs after it)")
+              .range(seconds_or_none).json("budget_seconds", "tune").omitted_at_default()),
+      SWZ_ROW("seed", ST::integer, tune.seed,
+              .in("Tune", kTune).fixed().def("1")
+              .help("the seed of the random strategy's sample and of the guided search's screening sample")
+              .range(range_between(0, 2147483647)).json("seed", "tune").omitted_at_default()),
   };
 }
 
@@ -570,7 +596,11 @@ void to_json(nlohmann::json& j, const SettingChange& c) {
 // the gate's always-re-check, the changes) by hand: they are not options.
 void to_json(nlohmann::json& j, const RunConfig& c) {
   j = nlohmann::json::object();
-  for (const auto& r : settings_table()) r.write(j, c);
+  const CommandSet command = command_set(c.command);
+  for (const auto& r : settings_table()) {
+    if (r.omitted_at_default && !(r.commands & command) && r.text(c) == r.text(RunConfig{})) continue;
+    r.write(j, c);
+  }
   j["command"] = c.command;
   j["recheck_every_candidate"] = c.recheck_every_candidate;
   j["changes"] = c.changes;

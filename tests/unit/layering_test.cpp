@@ -33,7 +33,7 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"backend", {"util", "core", "tune"}},
       {"model", {"util", "core"}},
       {"tune", {"util", "core"}},
-      {"proposer", {"util", "core", "llm", "model"}},
+      {"proposer", {"util", "core", "llm", "model", "tune"}},
       {"probe", {"util", "core", "backend"}},
       {"loop", {"util", "core", "backend", "proposer", "llm", "model", "tune"}},
       {"report", {"util", "core", "backend", "proposer", "llm", "loop", "model", "tune"}},

@@ -33,7 +33,7 @@ cxxopts::ParseResult parse_settings_of(CommandSet command, const std::vector<std
 // Each command declares the rows it takes and no other, and reads every one it
 // declares into the config: an option accepted and not read cannot hide here.
 TEST(Options, EachCommandDeclaresAndReadsExactlyTheSettingsItTakes) {
-  for (const CommandSet command : {kOptimize, kSuite, kGate, kSweep, kBuild, kProbe}) {
+  for (const CommandSet command : {kOptimize, kSuite, kGate, kSweep, kBuild, kProbe, kTune}) {
     for (const auto& row : settings_table()) {
       SCOPED_TRACE(std::string(row.key) + " for command bit " + std::to_string(command));
       const std::string value = test::another_setting_value(row, row.takes(command) ? command : kAnyCommand);

@@ -159,7 +159,7 @@ TEST(RunConfigRegime, WhatEachRegimeMeasuresAndScreensIn) {
 
 // ---- the settings table ------------------------------------------------------------
 
-constexpr CommandSet kEachCommand[] = {kOptimize, kSuite, kGate, kSweep, kBuild, kProbe};
+constexpr CommandSet kEachCommand[] = {kOptimize, kSuite, kGate, kSweep, kBuild, kProbe, kTune};
 
 TEST(SettingsTable, EveryRowHasAKeyHelpAGroupCommandsAndAJsonKeyEachOnce) {
   std::set<std::string> keys, json_keys;
@@ -315,6 +315,32 @@ TEST(SettingsTable, CommandDefaultsAndAnOldHistorysAbsentSettings) {
   EXPECT_EQ(j.at("proposer_config").at("model"), "gpt-4o");
   EXPECT_EQ(j.at("proposer_config").at("timeout_s"), 120);
   EXPECT_FALSE(j.contains("model"));
+}
+
+// The tune search's rows: in a tune run's record, left out of every other run's record
+// (whose history files stay as they were), and resumed by their rules.
+TEST(SettingsTable, TuneRowsAreRecordedForTuneRunsOnly) {
+  RunConfig optimize = default_config(kOptimize);
+  EXPECT_FALSE(nlohmann::json(optimize).contains("tune"));
+  RunConfig tune = default_config(kTune);
+  tune.command = "tune";
+  const nlohmann::json j = tune;
+  ASSERT_TRUE(j.contains("tune"));
+  EXPECT_EQ(j["tune"]["strategy"], "guided");
+  EXPECT_EQ(j["tune"]["budget"], 60);
+  EXPECT_EQ(j["tune"]["seed"], 1);
+  EXPECT_EQ(command_set("tune"), kTune);
+  EXPECT_EQ(find_setting("strategy")->on_resume, OnResume::fixed);
+  EXPECT_EQ(find_setting("seed")->on_resume, OnResume::fixed);
+  EXPECT_EQ(find_setting("budget")->on_resume, OnResume::may_change);
+  EXPECT_EQ(find_setting("budget-seconds")->check("0", kTune), "");
+  EXPECT_NE(find_setting("budget-seconds")->check("-1", kTune), "");
+  EXPECT_EQ(find_setting("budget")->check("0", kTune), "--budget 0: use 1..10000 (evaluations)");
+  EXPECT_EQ(find_setting("strategy")->check("bayes", kTune), "--strategy 'bayes' is not one of: guided, exhaustive, random");
+  // A tune run takes no --objective: it is timed, and its default config says time.
+  EXPECT_FALSE(find_setting("objective")->takes(kTune));
+  EXPECT_FALSE(find_setting("iterations")->takes(kTune));
+  EXPECT_FALSE(find_setting("proposer")->takes(kTune));
 }
 
 }  // namespace

@@ -33,6 +33,7 @@ int cmd_compare(const std::vector<std::string>& args);
 int cmd_init(const std::vector<std::string>& args);
 int cmd_predict(const std::vector<std::string>& args);
 int cmd_template(const std::vector<std::string>& args);
+int cmd_tune(const std::vector<std::string>& args);
 
 // optimize on a machine with no GPU: host mapping analysis of the candidates under the
 // die model of `hw` (`choice`: why that arch, when --arch was not given), as a table

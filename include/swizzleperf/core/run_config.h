@@ -96,6 +96,16 @@ struct LlmSettings {
   std::string context = "aware";        // aware | unaware | overload
 };
 
+// The tune search's settings (swizzleperf tune; tune/tune_search.h says what each does).
+// The strategy and seed fix the sequence of trials, so a resume keeps them; the budgets
+// may grow.
+struct TuneSettings {
+  std::string strategy = "guided";      // guided | exhaustive | random
+  int budget = 60;                      // evaluations (attempts) of the search
+  double budget_s = 0;                  // wall seconds of one session's search; 0: no limit
+  int seed = 1;                         // random's sample and guided's screening sample
+};
+
 // One setting changed on a resume: applied from attempt `from_iteration` on.
 struct SettingChange {
   std::string setting;                  // the option's name, e.g. "iterations"
@@ -138,6 +148,7 @@ struct RunConfig {
   int run_timeout_s = 120;
   int build_timeout_s = 300;
   int profile_timeout_s = 300;
+  TuneSettings tune;                    // tune only
   std::vector<SettingChange> changes;   // what resumes changed, oldest first
 };
 
@@ -152,9 +163,9 @@ RunConfig run_config_from_json(const nlohmann::json& j, bool legacy_objective = 
 // ---- the settings table ------------------------------------------------------
 
 // The commands that take run settings, as bits of a CommandSet.
-enum SettingCommand : unsigned { kOptimize = 1u, kSuite = 2u, kGate = 4u, kSweep = 8u, kBuild = 16u, kProbe = 32u };
+enum SettingCommand : unsigned { kOptimize = 1u, kSuite = 2u, kGate = 4u, kSweep = 8u, kBuild = 16u, kProbe = 32u, kTune = 64u };
 using CommandSet = unsigned;
-constexpr CommandSet kAnyCommand = kOptimize | kSuite | kGate | kSweep | kBuild | kProbe;
+constexpr CommandSet kAnyCommand = kOptimize | kSuite | kGate | kSweep | kBuild | kProbe | kTune;
 // A command's bit by its name ("sweep"); kAnyCommand for one that takes no run
 // settings of its own (check, predict: their options of the same name are checked alike).
 CommandSet command_set(const std::string& name);
@@ -209,6 +220,10 @@ struct SettingRow {
   const char* json_key;            // the key in it
   const char* absent;              // the value of a history written before the setting existed; nullptr: RunConfig's default
   const char* matches_any;         // a value that, asked on a resume, matches any recorded one ("auto"); nullptr: none
+  // history.json leaves the row out while it holds its default, unless the run's command
+  // takes it: a row that only some commands take (tune's) does not change the record of
+  // the others' runs. Read back, a missing value is the default.
+  bool omitted_at_default = false;
 
   // The value as text (empty text shown as ""; size as "default" or "a,b,c").
   std::function<std::string(const RunConfig&)> text;
