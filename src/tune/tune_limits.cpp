@@ -41,7 +41,8 @@ int sm_number(const std::string& arch) {
   if (arch.rfind("sm_", 0) != 0) return -1;
   int n = 0;
   std::size_t i = 3;
-  for (; i < arch.size() && i < 7 && std::isdigit(static_cast<unsigned char>(arch[i])); ++i) n = n * 10 + (arch[i] - '0');
+  for (; i < arch.size() && i < 7 && std::isdigit(static_cast<unsigned char>(arch[i])); ++i)
+    n = n * 10 + (arch[i] - '0');
   return i > 3 ? n : -1;
 }
 
