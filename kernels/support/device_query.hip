@@ -1,8 +1,13 @@
 // swizzleperf device query: prints one JSON line describing device 0.
 //   {"name","arch","vendor","compute_units","l2_bytes","total_mem_bytes","clock_khz",
-//    "warp_size","max_threads_per_block","num_xcc","driver_version","runtime_version",
-//    "pci_bus_id"}
+//    "warp_size","max_threads_per_block","shared_mem_per_block","num_xcc","driver_version",
+//    "runtime_version","pci_bus_id"}
 // arch: gcnArchName on AMD (e.g. "gfx942:sramecc+:xnack-"), "sm_XY" on NVIDIA.
+// shared_mem_per_block: the most shared memory (LDS) one block may use, in bytes. NVIDIA: the
+// opt-in maximum, hipDeviceAttributeSharedMemPerBlockOptin (CUDA's
+// cudaDevAttrMaxSharedMemoryPerBlockOptin; 227 KB on an H100), else the prop's
+// sharedMemPerBlock (48 KB) where the runtime does not answer. AMD: the prop's
+// sharedMemPerBlock (no opt-in there; 64 KB of LDS on MI300).
 // num_xcc: AMD only, from hipDeviceAttributeNumberOfXccs where the HIP runtime knows it;
 // -1 when unknown (always on NVIDIA). Values are as the runtime reports them.
 // Exit codes: 0 ok, 3 no device or runtime error (message on stderr).
@@ -88,18 +93,24 @@ int main() {
 
 #if SWZ_IS_AMD
   const char* arch = p.gcnArchName;
+  const long long shared_per_block = static_cast<long long>(p.sharedMemPerBlock);
 #else
   char arch[32];
   std::snprintf(arch, sizeof arch, "sm_%d%d", p.major, p.minor);
+  // Above 48 KB a kernel opts in (hipFuncSetAttribute; Triton does it itself): the opt-in
+  // maximum is what a tuning point may ask for.
+  const long long shared_per_block =
+      attr_or(hipDeviceAttributeSharedMemPerBlockOptin, static_cast<int>(p.sharedMemPerBlock));
 #endif
 
   std::printf(
       "{\"name\":\"%s\",\"arch\":\"%s\",\"vendor\":\"%s\",\"compute_units\":%d,"
       "\"l2_bytes\":%lld,\"total_mem_bytes\":%llu,\"clock_khz\":%d,\"warp_size\":%d,"
-      "\"max_threads_per_block\":%d,\"num_xcc\":%d,\"driver_version\":%d,"
-      "\"runtime_version\":%d,\"pci_bus_id\":\"%s\"}\n",
+      "\"max_threads_per_block\":%d,\"shared_mem_per_block\":%lld,\"num_xcc\":%d,"
+      "\"driver_version\":%d,\"runtime_version\":%d,\"pci_bus_id\":\"%s\"}\n",
       esc(p.name).c_str(), esc(arch).c_str(), SWZ_VENDOR, p.multiProcessorCount,
       static_cast<long long>(p.l2CacheSize), static_cast<unsigned long long>(p.totalGlobalMem),
-      clock_khz, p.warpSize, p.maxThreadsPerBlock, num_xcc, driver, runtime, esc(bus).c_str());
+      clock_khz, p.warpSize, p.maxThreadsPerBlock, shared_per_block, num_xcc, driver, runtime,
+      esc(bus).c_str());
   return 0;
 }

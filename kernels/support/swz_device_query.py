@@ -3,13 +3,25 @@
 # device_query.hip, read through torch (so a machine with torch + triton and no CUDA
 # toolkit can run Triton programs):
 #   {"name","arch","vendor","compute_units","l2_bytes","total_mem_bytes","clock_khz",
-#    "warp_size","max_threads_per_block","num_xcc","driver_version","runtime_version",
-#    "pci_bus_id"}
+#    "warp_size","max_threads_per_block","shared_mem_per_block","num_xcc","driver_version",
+#    "runtime_version","pci_bus_id"}
 # arch: "sm_XY" on NVIDIA, gcnArchName on AMD (ROCm's torch). A field torch does not
-# expose is 0 or "" (the tool fills the gaps from its arch table). Exit 3 with one line
-# on stderr when there is no GPU; 0 otherwise.
+# expose is 0 or "" (the tool fills the gaps from its arch table), except
+# shared_mem_per_block, which is left out when torch has neither attribute (readers take it
+# as optional): the opt-in maximum a block may use (shared_memory_per_block_optin, what a
+# Triton kernel may ask for), else shared_memory_per_block. Exit 3 with one line on stderr
+# when there is no GPU; 0 otherwise.
 import json
 import sys
+
+
+def shared_mem_per_block(p):
+    """The most shared memory one block may use in bytes, or None when torch does not say."""
+    for attr in ("shared_memory_per_block_optin", "shared_memory_per_block"):
+        v = getattr(p, attr, None)
+        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            return v
+    return None
 
 
 def main():
@@ -58,6 +70,9 @@ def main():
         "runtime_version": runtime,
         "pci_bus_id": bus,
     }
+    shared = shared_mem_per_block(p)
+    if shared is not None:
+        line["shared_mem_per_block"] = shared
     print(json.dumps(line))
     return 0
 

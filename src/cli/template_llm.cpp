@@ -4,40 +4,14 @@
 
 #include <fmt/format.h>
 
+#include "swizzleperf/tune/tune_limits.h"
 #include "swizzleperf/util/text.h"
 
 namespace swz::cli {
 
-TuneLimits tune_limits_for(const HardwareProfile& hw) {
-  TuneLimits l;
-  const bool amd = hw.vendor == "amd" || hw.arch.rfind("gfx", 0) == 0;
-  l.threads_per_block = 1024;
-  l.warp_size = amd ? 64 : 32;
-  if (amd) {
-    l.shared_bytes_per_block = 65536;
-  } else if (hw.arch == "sm_90" || hw.arch == "sm_90a" || hw.arch.rfind("sm_10", 0) == 0) {
-    l.shared_bytes_per_block = 232448;
-  } else if (hw.arch == "sm_80") {
-    l.shared_bytes_per_block = 166912;
-  } else if (hw.arch.rfind("sm_8", 0) == 0) {
-    l.shared_bytes_per_block = 101376;
-  } else {
-    l.shared_bytes_per_block = 49152;
-  }
-  const auto& q = hw.device_query;
-  if (q.is_object()) {
-    if (q.contains("max_threads_per_block") && q["max_threads_per_block"].is_number_integer())
-      l.threads_per_block = q["max_threads_per_block"].get<std::int64_t>();
-    if (q.contains("shared_mem_per_block") && q["shared_mem_per_block"].is_number_integer())
-      l.shared_bytes_per_block = q["shared_mem_per_block"].get<std::int64_t>();
-    if (q.contains("warp_size") && q["warp_size"].is_number_integer()) l.warp_size = q["warp_size"].get<std::int64_t>();
-  }
-  return l;
-}
-
 std::vector<ChatMessage> template_messages(const TemplateAsk& ask) {
   const bool py = ask.language == RegionLanguage::python;
-  const TuneLimits limits = tune_limits_for(ask.hw);
+  const TuneLimits limits = tune_limits_of(ask.hw);
   std::string system =
       "You turn a GPU kernel program into a template for an autotuner. Declare the integer constants that size its "
       "tiles, blocks, warps and pipeline stages as tunables, each with a small range of sensible values around the "

@@ -91,20 +91,6 @@ int tune_screen_order(const std::vector<TuneOrder>& orders) {
   return orders.size() > 1 ? 1 : 0;
 }
 
-TuneLimits tune_limits(const HardwareProfile& hw) {
-  auto read = [&](const char* key) -> std::int64_t {
-    const auto& q = hw.device_query;
-    if (!q.is_object()) return 0;
-    const auto it = q.find(key);
-    return it != q.end() && it->is_number_integer() && it->get<std::int64_t>() > 0 ? it->get<std::int64_t>() : 0;
-  };
-  TuneLimits l;
-  l.shared_bytes_per_block = read("shared_mem_per_block");
-  l.threads_per_block = read("max_threads_per_block");
-  l.warp_size = read("warp_size");
-  return l;
-}
-
 TuneProposer::TuneProposer(TuneSpace space, TuneSearchSettings settings, double budget_seconds, Clock clock)
     : space_(std::move(space)), settings_(settings), budget_seconds_(budget_seconds), clock_(std::move(clock)) {
   if (!clock_) clock_ = steady_seconds;
@@ -112,7 +98,7 @@ TuneProposer::TuneProposer(TuneSpace space, TuneSearchSettings settings, double 
 
 void TuneProposer::prepare(const ProposalContext& ctx) {
   if (search_) return;
-  const TuneLimits limits = tune_limits(ctx.hardware);
+  const TuneLimits limits = tune_limits_of(ctx.hardware);
   enumeration_ = enumerate_points(space_, limits);
   orders_ = tune_orders(ctx.hardware, ctx.grid, ctx.kernel.language());
   const int screen = tune_screen_order(orders_);

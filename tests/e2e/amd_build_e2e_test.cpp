@@ -295,6 +295,21 @@ TEST(CudaBuild, XccProbeIsAnAmdOnlyStubUnderNvcc) {
   EXPECT_EQ(last_line(r.out), R"({"probe":"xcc","error":"AMD only"})");
 }
 
+// The device query through the HIP-on-CUDA mapping (how the cuda backend builds it), clean
+// with warnings on: it reads the opt-in shared memory per block by its HIP attribute name.
+TEST(CudaBuild, DeviceQueryCompilesThroughTheHipOnCudaMapping) {
+  const auto compiler = nvcc_path();
+  if (compiler.empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
+  TempDir tmp;
+  const auto exe = tmp / "device_query";
+  auto b = run_tool({compiler, "-x", "cu", "-std=c++17", "-O2", "-arch=sm_90", "-Xcompiler", "-Wall,-Wextra",
+                     "-I" + support("hip_on_cuda").string(), support("device_query.hip").string(), "-o",
+                     exe.string()});
+  ASSERT_TRUE(b.success()) << "nvcc " << b.describe() << "\n" << b.out << b.err;
+  EXPECT_EQ((b.out + b.err).find("warning"), std::string::npos) << b.out << b.err;
+  EXPECT_TRUE(is_executable_file(exe)) << exe;
+}
+
 // ---- optimize on a machine without ROCm's profiler -----------------------------------------
 
 void expect_one_error_line(const CliRun& r, const std::string& must_name) {

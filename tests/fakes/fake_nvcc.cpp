@@ -55,7 +55,8 @@ const char* const kDeviceQuery = R"EMU(#include <cstdio>
 int main() {
   std::printf("{\"name\":\"Fake GPU (swizzleperf test double)\",\"arch\":\"sm_90\",\"vendor\":\"nvidia\","
               "\"compute_units\":132,\"l2_bytes\":52428800,\"total_mem_bytes\":85899345920,"
-              "\"clock_khz\":1980000,\"warp_size\":32,\"max_threads_per_block\":1024,\"num_xcc\":-1,"
+              "\"clock_khz\":1980000,\"warp_size\":32,\"max_threads_per_block\":1024,"
+              "\"shared_mem_per_block\":232448,\"num_xcc\":-1,"
               "\"driver_version\":13000,\"runtime_version\":13000}\n");
   return 0;
 }

@@ -340,6 +340,8 @@ TEST_F(FakesTest, DeviceQueryPrintsTheFakeGpu) {
   EXPECT_EQ(j["arch"], "sm_90");
   EXPECT_EQ(j["compute_units"], 132);
   EXPECT_EQ(j["l2_bytes"], 52428800);
+  EXPECT_EQ(j["max_threads_per_block"], 1024);
+  EXPECT_EQ(j["shared_mem_per_block"], 232448) << "an H100's opt-in maximum, as device_query.hip reports it";
   EXPECT_EQ(j["num_xcc"], -1);
 }
 

@@ -1,5 +1,5 @@
 // The templating prompt and reply: the program read out of a model's reply, the device's
-// per-block limits from the arch or its query, and what the prompt carries.
+// per-block limits (tune_limits_of) as the prompt states them, and what the prompt carries.
 #include "swizzleperf/cli/template_llm.h"
 
 #include <gtest/gtest.h>
@@ -14,28 +14,6 @@ TEST(TemplateLlm, TheProgramIsTheLongestFencedBlockElseTheWholeReply) {
   EXPECT_EQ(program_in_reply("```cpp\nunclosed\n"), "unclosed\n");
   EXPECT_EQ(program_in_reply("```"), "```");
   EXPECT_EQ(program_in_reply(""), "");
-}
-
-TEST(TemplateLlm, LimitsComeFromTheArchAndTheDeviceQueryWins) {
-  HardwareProfile h100;
-  h100.vendor = "nvidia";
-  h100.arch = "sm_90";
-  auto l = tune_limits_for(h100);
-  EXPECT_EQ(l.shared_bytes_per_block, 232448);
-  EXPECT_EQ(l.threads_per_block, 1024);
-  EXPECT_EQ(l.warp_size, 32);
-  HardwareProfile a100 = h100;
-  a100.arch = "sm_80";
-  EXPECT_EQ(tune_limits_for(a100).shared_bytes_per_block, 166912);
-  HardwareProfile mi300;
-  mi300.arch = "gfx942";
-  EXPECT_EQ(tune_limits_for(mi300).shared_bytes_per_block, 65536);
-  EXPECT_EQ(tune_limits_for(mi300).warp_size, 64);
-  h100.device_query = {{"max_threads_per_block", 512}, {"shared_mem_per_block", 49152}, {"warp_size", "32"}};
-  l = tune_limits_for(h100);
-  EXPECT_EQ(l.threads_per_block, 512);
-  EXPECT_EQ(l.shared_bytes_per_block, 49152);
-  EXPECT_EQ(l.warp_size, 32);  // a string is not a number: the arch's value stays
 }
 
 TEST(TemplateLlm, ThePromptCarriesTheGrammarTheLimitsTheProposalAndTheProgram) {
@@ -58,6 +36,10 @@ TEST(TemplateLlm, ThePromptCarriesTheGrammarTheLimitsTheProposalAndTheProgram) {
   EXPECT_NE(m[1].content.find("```cpp\n" + text + "\n```"), std::string::npos);
   ask.language = RegionLanguage::python;
   EXPECT_NE(template_messages(ask)[0].content.find("module-level constant"), std::string::npos);
+  // The device query's limits win over the arch's in the prompt too.
+  ask.hw.device_query = {{"shared_mem_per_block", 101376}, {"max_threads_per_block", 512}};
+  EXPECT_NE(template_messages(ask)[1].content.find("Per block it allows 101376 bytes of shared memory and 512 threads"),
+            std::string::npos);
 }
 
 }  // namespace

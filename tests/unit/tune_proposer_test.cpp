@@ -129,16 +129,28 @@ TEST(TuneOrders, TheProgramsOwnOrderFirstThenTheBuiltInFamiliesWithTwoGroupSizes
   EXPECT_EQ(tune_orders(one, {1, 64}, RegionLanguage::cpp).size(), 1u);
 }
 
-TEST(TuneOrders, LimitsComeFromTheDeviceQueryAndAreZeroWhereItIsSilent) {
-  HardwareProfile hw = tune_test_device();
-  hw.device_query = {{"warp_size", 64}, {"max_threads_per_block", 1024}, {"shared_mem_per_block", 65536}};
-  const TuneLimits l = tune_limits(hw);
-  EXPECT_EQ(l.warp_size, 64);
-  EXPECT_EQ(l.threads_per_block, 1024);
-  EXPECT_EQ(l.shared_bytes_per_block, 65536);
-  hw.device_query = nlohmann::json::object();
-  const TuneLimits none = tune_limits(hw);
-  EXPECT_EQ(none.warp_size + none.threads_per_block + none.shared_bytes_per_block, 0);
+// The proposer prunes by tune_limits_of: the query's shared memory per block where the profile
+// has it, else the arch's (sm_90: 227 KB).
+TEST(TuneProposer, TheDevicesSharedMemoryPerBlockPrunesPointsThatNeedMore) {
+  const std::string text = std::string(kTuneProposerKernel) + "// swizzleperf:shared-bytes (BLOCK_M + BLOCK_N) * BLOCK_K * 2 * 4\n";
+  auto space = parse_tune_space(text, RegionLanguage::cpp, "gemm.cu");
+  ASSERT_TRUE(space) << space.error().message;
+  auto kernel = KernelSource::parse(text, "gemm.cu");
+  ASSERT_TRUE(kernel);
+  const RunHistory history = test::history_with(test::AttemptBuilder(0).label("baseline").ms(2.0).build(), {});
+  auto points_on = [&](const HardwareProfile& hw) {
+    TuneProposer tp(*space, {});
+    auto p = tp.propose(ProposalContext{*kernel, TileGrid{16, 32}, hw, history, {}, {}, history.next_iteration()});
+    EXPECT_TRUE(p) << p.error().message;
+    return tp.enumeration() ? tp.enumeration()->points.size() : 0u;
+  };
+  // 4 x 4 x 3 x 4 points; NUM_WARPS 32 needs 1024 threads and the device allows 512.
+  HardwareProfile hw = tune_test_device("sm_90");
+  // (M + N) * K * 8 <= 232448: every (M, N) at K 16 and 32; at K 64 all but (256, 256).
+  EXPECT_EQ(points_on(hw), 3u * (16u + 16u + 15u));
+  // A query saying 64 KB: at K 16 all; at K 32 M + N <= 256 (9 of 16); at K 64 M + N <= 128 (4).
+  hw.device_query["shared_mem_per_block"] = 65536;
+  EXPECT_EQ(points_on(hw), 3u * (16u + 9u + 4u));
 }
 
 TEST(TuneProposer, FirstProposalScreensTheOwnPointAtTheGroupedOrderWithoutDefines) {

@@ -1,6 +1,6 @@
 // Asking an LLM for a program's template: the prompt (the program, the device's limits per
-// block and the deterministic proposal of tune/templating), and the program read out of the
-// reply. The reply is untrusted: `swizzleperf template` passes it through
+// block from tune/tune_limits and the deterministic proposal of tune/templating), and the
+// program read out of the reply. The reply is untrusted: `swizzleperf template` passes it through
 // check_template_reply and the build-and-compare gate (cli/template_gate) before using it.
 #pragma once
 
@@ -14,11 +14,6 @@
 #include "swizzleperf/tune/templating.h"
 
 namespace swz::cli {
-
-// What a device allows one block, from its query where it says (max_threads_per_block,
-// shared_mem_per_block), else from the arch: NVIDIA sm_90 232,448 bytes (227 KB opt-in), sm_80
-// 166,912, other sm_8x 101,376, older 49,152; AMD 65,536 (LDS). Threads 1024; warps 32 / 64.
-TuneLimits tune_limits_for(const HardwareProfile& hw);
 
 struct TemplateAsk {
   std::string file_name;       // the program's file name, for the prompt

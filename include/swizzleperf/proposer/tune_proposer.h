@@ -16,6 +16,7 @@
 
 #include "swizzleperf/proposer/family_candidate.h"
 #include "swizzleperf/proposer/proposer.h"
+#include "swizzleperf/tune/tune_limits.h"
 #include "swizzleperf/tune/tune_search.h"
 #include "swizzleperf/tune/tune_space.h"
 
@@ -39,9 +40,9 @@ std::vector<TuneOrder> tune_orders(const HardwareProfile& hw, TileGrid grid, Reg
 // built-in one, else the program's own.
 int tune_screen_order(const std::vector<TuneOrder>& orders);
 
-// What the device allows one block, from its query (warp_size, max_threads_per_block,
-// shared_mem_per_block): 0 where the query does not say.
-TuneLimits tune_limits(const HardwareProfile& hw);
+// Kept only for cli/tune_command.cpp's call until it asks tune_limits_of (tune/tune_limits.h)
+// itself; the same limits, nothing of its own. Delete with that call.
+inline TuneLimits tune_limits(const HardwareProfile& hw) { return tune_limits_of(hw); }
 
 class TuneProposer final : public Proposer {
  public:
