@@ -40,7 +40,7 @@ Status backend_ready_for(Backend& backend, const RunState& run) {
 }
 
 int run_optimizer(const cxxopts::ParseResult& r, RunState run, Backend& backend, ProcessRunner& runner, Proposer& proposer,
-                  const std::function<void(const OptimizeSummary&)>& after) {
+                  const RunClosing& after) {
   // Before any GPU time: an LLM that does not answer would fail every attempt.
   if (auto st = proposer.check_ready(); !st) return report_error(st.error().message);
   RunConfig& config = run.history.config;
@@ -59,10 +59,12 @@ int run_optimizer(const cxxopts::ParseResult& r, RunState run, Backend& backend,
   const auto table = render_summary_table(*result);
   const std::string unmeasured = result->unmeasured();
   std::fputs(table.c_str(), r.count("json") ? stderr : stdout);
-  if (after) after(*result);
+  nlohmann::json json = summary_json(*result);
+  if (after)
+    if (auto st = after(*result, json); !st) return report_error_in(std::move(json), st.error().message);
   if (!unmeasured.empty())
-    return report_error_in(summary_json(*result), unmeasured + " (see " + (result->run_dir / "history.json").string() + ")");
-  if (r.count("json")) std::puts(summary_json(*result).dump(2).c_str());
+    return report_error_in(std::move(json), unmeasured + " (see " + (result->run_dir / "history.json").string() + ")");
+  if (r.count("json")) std::puts(json.dump(2).c_str());
   return result->interrupted() ? kExitInterrupted : kExitOk;
 }
 

@@ -10,8 +10,10 @@
 #include "swizzleperf/cli/commands.h"
 #include "swizzleperf/cli/optimize_run.h"
 #include "swizzleperf/proposer/tune_proposer.h"
+#include "swizzleperf/report/tune_report.h"
 #include "swizzleperf/tune/tune_search.h"
 #include "swizzleperf/tune/tune_space.h"
+#include "swizzleperf/util/file_io.h"
 
 namespace swz::cli {
 
@@ -90,18 +92,33 @@ int cmd_tune(const std::vector<std::string>& args) {
   search.budget = config.tune.budget;
   search.seed = static_cast<std::uint64_t>(config.tune.seed);
   TuneProposer proposer(*space, search, config.tune.budget_s);
-  return run_optimizer(r, std::move(run), **backend, runner, proposer, [&](const OptimizeSummary& s) {
+  return run_optimizer(r, std::move(run), **backend, runner, proposer, [&](const OptimizeSummary& s, nlohmann::json& json) {
+    // The report: the pruning as the search saw it (its first proposal, with the device's
+    // limits; a resume that proposed nothing: the enumeration above), and why it ended.
+    const TuneEnumeration* enumerated = proposer.enumeration() ? &*proposer.enumeration() : known_device ? &before : nullptr;
+    TuneReport report = make_tune_report(s.history, *space, enumerated);
+    if (report.stopped.empty() && !s.interrupted()) report.stopped = proposer.stop_reason(s.history);
+
     const auto outcomes = proposer.outcomes(s.history);
     int failed = 0;
     for (std::size_t i = 1; i < outcomes.size(); ++i) failed += outcomes[i].ms ? 0 : 1;
-    std::fprintf(out, "tune: %zu evaluations (%d failed) of %llu trials\n", outcomes.size() - 1, failed,
+    std::fprintf(out, "tune: %zu evaluations (%d failed) of %llu trials%s\n", outcomes.size() - 1, failed,
                  static_cast<unsigned long long>(
-                     proposer.enumeration() ? proposer.enumeration()->points.size() * proposer.orders().size() : 0));
+                     proposer.enumeration() ? proposer.enumeration()->points.size() * proposer.orders().size() : 0),
+                 report.stopped.empty() ? "" : ("; stopped: " + report.stopped).c_str());
     if (const TuneOutcome* best = best_tune_outcome(outcomes); best && !proposer.orders().empty())
       std::fprintf(out, "tune: fastest screened: %s @ %s (%.4f ms)%s\n",
                    proposer.orders()[static_cast<std::size_t>(best->trial.order)].label.c_str(),
                    space->describe(best->trial.point).c_str(), *best->ms,
                    best->counted ? "" : " - the program's own parameters and order");
+
+    const std::string markdown = render_tune_markdown(report);
+    const auto path = s.run_dir / "tune.md";
+    std::fprintf(out, "tune: the report is %s\n", path.string().c_str());
+    std::fflush(out);
+    std::fprintf(stderr, "\n%s", markdown.c_str());
+    json["tune"] = tune_report_json(report);
+    return write_file_atomic(path, markdown);
   });
 }
 

@@ -203,7 +203,8 @@ Result<std::optional<Attempt>> Optimizer::next_attempt(int iteration) {
   a.started_at = now_iso8601();
   if (!proposal) {
     if (proposal.error().exhausted()) {
-      state_.history.stopped_because = "the " + proposer_.name() + " proposer has no untried pattern left";
+      state_.history.stopped_because = proposal.error().stop_reason.empty()
+          ? "the " + proposer_.name() + " proposer has no untried pattern left" : proposal.error().stop_reason;
       end_ = RunEnd::exhausted;
       return std::optional<Attempt>();
     }

@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include <charconv>
+#include <set>
+#include <utility>
 #include <chrono>
 #include <type_traits>
 
@@ -142,6 +144,25 @@ std::vector<TuneOutcome> TuneProposer::outcomes(const RunHistory& h) const {
   return out;
 }
 
+std::string TuneProposer::stop_reason_for(const std::vector<TuneOutcome>& outcomes) const {
+  if (!search_) return "";
+  // The search's own stops (tune/tune_search's ledger), the covered space named first: a
+  // larger budget would not go on.
+  std::set<std::pair<std::size_t, int>> tried;
+  int counted = 0;
+  for (const auto& o : outcomes) {
+    counted += o.counted ? 1 : 0;
+    const auto it = search_->index.find(o.trial.point);
+    if (it != search_->index.end() && o.trial.order >= 0 && o.trial.order < search_->orders) tried.insert({it->second, o.trial.order});
+  }
+  if (search_->points.empty() || tried.size() >= search_->trials()) return "every point x order of the space was tried";
+  if (counted >= settings_.budget)
+    return fmt::format("the tune budget of {} evaluation{} is spent", settings_.budget, settings_.budget == 1 ? "" : "s");
+  return "";
+}
+
+std::string TuneProposer::stop_reason(const RunHistory& h) const { return stop_reason_for(outcomes(h)); }
+
 Proposal TuneProposer::proposal_for(const TuneTrial& t, const ProposalContext& ctx) const {
   const TuneOrder& order = orders_[static_cast<std::size_t>(t.order)];
   Proposal p;
@@ -164,11 +185,17 @@ Result<Proposal> TuneProposer::propose(const ProposalContext& ctx) {
   prepare(ctx);
   const double now = clock_();
   if (!started_) started_ = now;
-  if (budget_seconds_ > 0 && now - *started_ >= budget_seconds_)
-    return exhausted_error(fmt::format("the tune search's time budget ({} s) is spent", budget_seconds_));
+  if (budget_seconds_ > 0 && now - *started_ >= budget_seconds_) {
+    const std::string why = fmt::format("the tune search's time budget of {} s is spent", budget_seconds_);
+    return exhausted_error(why, why);
+  }
   const auto outcomes_now = outcomes(ctx.history);
   const auto t = next_tune_trial(*search_, outcomes_now, settings_);
-  if (!t) return exhausted_error("the tune search has no trial left (space or budget spent)");
+  if (!t) {
+    std::string why = stop_reason_for(outcomes_now);
+    if (why.empty()) why = "the tune search has no trial left";
+    return exhausted_error(why, why);
+  }
   auto p = proposal_for(*t, ctx);
   if (const TuneOutcome* best = best_tune_outcome(outcomes_now)) {
     p.rationale = fmt::format("best so far: {} @ {} ({:.4f} ms)", orders_[static_cast<std::size_t>(best->trial.order)].label,

@@ -91,12 +91,17 @@ std::string tune_report_best_text(const TuneBest& b) {
 
 }  // namespace
 
-TuneReport make_tune_report(const RunHistory& history, const TuneSpace& space) {
+TuneReport make_tune_report(const RunHistory& history, const TuneSpace& space, const TuneEnumeration* enumeration) {
   TuneReport r;
   r.kernel = history.kernel_name;
   for (const auto& t : space.tunables) r.names.push_back(t.name);
   r.own_point = space.own_point();
   r.space_size = space.size();
+  if (enumeration) {
+    r.pruned = enumeration->excluded;
+    r.first_pruned = enumeration->first_exclusion;
+  }
+  r.stopped = history.stopped_because;
   if (history.baseline && history.baseline->timing && history.baseline->validated())
     r.baseline_ms = history.baseline->timing->median_ms;
 
@@ -197,6 +202,10 @@ std::string render_tune_markdown(const TuneReport& r) {
   out += fmt::format("- Evaluations: {} of a space of {} points ({} failed{}{}), {:.1f} s evaluating (baseline included).\n",
                      r.evaluations, r.space_size, r.failed, fails.empty() ? "" : ": " + fails,
                      r.duplicates ? fmt::format("; {} duplicates not run", r.duplicates) : "", r.seconds);
+  if (r.pruned)
+    out += fmt::format("- Pruned before any build: {} of the {} points{}.\n", *r.pruned, r.space_size,
+                       r.first_pruned.empty() ? "" : " (first: " + tune_report_md_cell(r.first_pruned) + ")");
+  if (!r.stopped.empty()) out += "- Stopped: " + tune_report_md_cell(r.stopped) + ".\n";
   std::string names;
   for (std::size_t i = 0; i < r.names.size(); ++i) names += (i ? " x " : "") + r.names[i];
   out += fmt::format("- Points are {}; the program's own: {}.\n", names, tune_report_tile(r.own_point));
@@ -253,6 +262,9 @@ nlohmann::json tune_report_json(const TuneReport& r) {
   j["tunables"] = r.names;
   j["own_point"] = tune_report_point_json(r.names, r.own_point);
   j["space_size"] = r.space_size;
+  j["pruned"] = r.pruned ? nlohmann::json(*r.pruned) : nlohmann::json(nullptr);
+  if (!r.first_pruned.empty()) j["first_pruned"] = r.first_pruned;
+  j["stopped_because"] = r.stopped;
   j["orders"] = r.orders;
   j["baseline_ms"] = r.baseline_ms ? nlohmann::json(*r.baseline_ms) : nlohmann::json(nullptr);
   j["evaluations"] = r.evaluations;

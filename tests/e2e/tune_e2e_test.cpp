@@ -1,8 +1,9 @@
 // End-to-end: `swizzleperf tune` from the real binary in a temp dir. Every wrong option value
 // is one error line and exit 2 before anything runs; a program without tunables is told how
 // to declare them; a run through the fake toolchain searches points and orders, records each
-// evaluation, prints the fastest point and order, and a resume with a larger budget goes on
-// without measuring an evaluated trial again.
+// evaluation, prints the fastest point and order and writes its report (tune.md, the --json
+// "tune" object), and a resume with a larger budget goes on without measuring an evaluated
+// trial again.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -146,11 +147,59 @@ TEST(TuneE2E, ARunThroughTheFakeToolchainThenAResumeWithALargerBudget) {
     EXPECT_TRUE(all.insert(label).second) << label;
   }
   EXPECT_EQ(h2["config"]["tune"]["budget"], 9);
+  EXPECT_TRUE(has(read_text(tmp / "run" / "tune.md"), "- Evaluations: 9 of a space of 3 points")) << "the resume rewrote the report";
 
   // optimize does not resume a tune run.
   const auto other = run_cli({"optimize", "--resume", (tmp / "run").string()}, tmp.path());
   EXPECT_EQ(other.exit_code, 2);
   EXPECT_TRUE(has(other.err, "holds a tune run: resume it with 'swizzleperf tune --resume")) << other.err;
+}
+
+// The run's report: tune.md in the run dir with the space's table, the same text on stderr
+// after the table, and with --json the summary's "tune" object; the line that closes the
+// run says the budget ended it.
+TEST(TuneE2E, TheReportIsWrittenToTuneMdPrintedAndInTheJsonSummary) {
+  TempDir tmp;
+  const fs::path k = tunable_gemm(tmp);
+  auto args = fake_tune_args(k, tmp / "run", 4);
+  args.push_back("--json");
+  const auto r = run_cli(args, tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  ASSERT_TRUE(fs::exists(tmp / "run" / "tune.md"));
+  const std::string md = read_text(tmp / "run" / "tune.md");
+  EXPECT_TRUE(has(md, "## Tune: ")) << md;
+  EXPECT_TRUE(has(md, "- Evaluations: 4 of a space of 3 points")) << md;
+  EXPECT_TRUE(has(md, "- Pruned before any build: 0 of the 3 points")) << md;
+  EXPECT_TRUE(has(md, "- Stopped: the tune budget of 4 evaluations is spent.")) << md;
+  EXPECT_TRUE(has(md, "### Best per parameter value")) << md;
+  EXPECT_TRUE(has(md, "| SWZ_UNROLL | 4 |")) << md;
+  EXPECT_TRUE(has(md, "### Best per order")) << md;
+  EXPECT_TRUE(has(md, "\n| SWZ_UNROLL | identity")) << "the space's table, one column per order:\n" << md;
+  EXPECT_TRUE(has(md, "\n| 1 (own) |")) << md;
+  EXPECT_TRUE(has(r.err, md)) << "the report follows the table on stderr:\n" << r.err;
+  EXPECT_TRUE(has(r.err, "tune: 4 evaluations (0 failed) of ")) << r.err;
+  EXPECT_TRUE(has(r.err, "; stopped: the tune budget of 4 evaluations is spent")) << r.err;
+  EXPECT_LT(r.err.find("tune: 4 evaluations"), r.err.find("## Tune: ")) << r.err;
+
+  const auto j = nlohmann::json::parse(r.out);  // stdout holds the JSON summary alone
+  ASSERT_TRUE(j.contains("tune")) << r.out;
+  const auto& t = j["tune"];
+  EXPECT_EQ(t["tunables"], nlohmann::json::array({"SWZ_UNROLL"}));
+  EXPECT_EQ(t["space_size"], 3);
+  EXPECT_EQ(t["pruned"], 0);
+  EXPECT_EQ(t["evaluations"], 4);
+  EXPECT_EQ(t["failed"], 0);
+  EXPECT_EQ(t["stopped_because"], "the tune budget of 4 evaluations is spent");
+  ASSERT_TRUE(t["best"].is_object()) << t.dump();
+  EXPECT_TRUE(t["best"]["point"].contains("SWZ_UNROLL")) << t.dump();
+  EXPECT_TRUE(t["best"]["order"].is_string());
+  EXPECT_TRUE(t.contains("winner"));
+  ASSERT_EQ(t["per_value"].size(), 3u);
+  for (const auto& v : t["per_value"]) EXPECT_EQ(v["name"], "SWZ_UNROLL");
+  int evaluated = 0;
+  for (const auto& o : t["per_order"]) evaluated += o["evaluated"].get<int>();
+  EXPECT_EQ(evaluated, 5) << "the baseline and the four evaluations, each under its order";
+  EXPECT_TRUE(has(t["orders"][0].get<std::string>(), "identity")) << "the baseline's order first: " << t["orders"];
 }
 
 // Ctrl-C mid-search, then --resume: the recorded evaluations stay as they were (but for

@@ -391,6 +391,19 @@ TEST_F(LoopTest, AnExhaustedProposerEndsTheRunAndSaysWhy) {
   EXPECT_NE(recorded().stopped_because.find("scripted proposer has no untried pattern"), std::string::npos);
 }
 
+TEST_F(LoopTest, AProposerThatEndsTheRunForItsOwnReasonIsRecordedInItsWords) {
+  test::ScriptedProposer p;
+  p.propose("a", fake_region("map=reverse")).step([](const ProposalContext&) -> Result<Proposal> {
+    return exhausted_error("budget spent", "the search's budget of 1 evaluation is spent");
+  });
+  auto s = run_new(p);
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->end, RunEnd::exhausted);
+  EXPECT_EQ(s->history.attempts.size(), 1u);
+  EXPECT_EQ(s->history.stopped_because, "the search's budget of 1 evaluation is spent");
+  EXPECT_EQ(recorded().stopped_because, "the search's budget of 1 evaluation is spent");
+}
+
 TEST_F(LoopTest, NoProposalAtAllIsUnmeasured) {
   test::ScriptedProposer p;
   p.fail("down").fail("down").fail("still down");

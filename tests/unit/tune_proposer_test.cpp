@@ -68,9 +68,8 @@ struct TuneRig {
   RunHistory history;
   TileGrid grid{16, 32};
 
-  TuneRig()
-      : kernel(*KernelSource::parse(kTuneProposerKernel, "gemm.cu")),
-        space(*parse_tune_space(kTuneProposerKernel, RegionLanguage::cpp, "gemm.cu")) {
+  explicit TuneRig(const char* text = kTuneProposerKernel)
+      : kernel(*KernelSource::parse(text, "gemm.cu")), space(*parse_tune_space(text, RegionLanguage::cpp, "gemm.cu")) {
     history = test::history_with(test::AttemptBuilder(0).label("baseline").ms(2.0).build(), {});
   }
   ProposalContext ctx() const { return ProposalContext{kernel, grid, hw, history, {}, {}, history.next_iteration()}; }
@@ -260,7 +259,61 @@ TEST(TuneProposer, TheTimeBudgetEndsTheSearchAndLookaheadMayGuess) {
   auto late = tp.propose(rig.ctx());
   ASSERT_FALSE(late);
   EXPECT_TRUE(late.error().exhausted());
-  EXPECT_NE(late.error().message.find("time budget"), std::string::npos);
+  EXPECT_EQ(late.error().stop_reason, "the tune search's time budget of 10 s is spent");
+  EXPECT_EQ(late.error().message, late.error().stop_reason);
+  EXPECT_EQ(tp.stop_reason(rig.history), "") << "the time ends this session; the search itself has trials left";
+}
+
+TEST(TuneProposer, TheEvaluationBudgetEndsTheSearchInItsOwnWords) {
+  TuneRig rig;
+  TuneSearchSettings s;
+  s.budget = 3;
+  TuneProposer tp(rig.space, s);
+  EXPECT_EQ(tp.stop_reason(rig.history), "") << "nothing is known before the first proposal";
+  for (int i = 0; i < 3; ++i) {
+    auto p = tp.propose(rig.ctx());
+    ASSERT_TRUE(p) << p.error().message;
+    EXPECT_EQ(tp.stop_reason(rig.history), "") << "evaluation " << i << " of 3 is still to come";
+    rig.record(*p, i == 1 ? std::nullopt : std::optional<double>(1.5));  // a failure counts too
+  }
+  auto spent = tp.propose(rig.ctx());
+  ASSERT_FALSE(spent);
+  EXPECT_TRUE(spent.error().exhausted());
+  EXPECT_EQ(spent.error().stop_reason, "the tune budget of 3 evaluations is spent");
+  EXPECT_EQ(tp.stop_reason(rig.history), "the tune budget of 3 evaluations is spent");
+  // One evaluation: the singular.
+  TuneRig one;
+  s.budget = 1;
+  TuneProposer single(one.space, s);
+  auto p = single.propose(one.ctx());
+  ASSERT_TRUE(p);
+  one.record(*p, 1.0);
+  EXPECT_EQ(single.propose(one.ctx()).error().stop_reason, "the tune budget of 1 evaluation is spent");
+}
+
+TEST(TuneProposer, ASpaceTriedWholeSaysEveryPointAndOrderWasTried) {
+  // Two points; the baseline is the own point at the own order.
+  const char* two_points =
+      "#include \"swz_harness.h\"\n"
+      "#ifndef BLOCK_M\n#define BLOCK_M 64  // swizzleperf:tunable 64 128\n#endif\n"
+      "// swizzleperf:begin\n"
+      "__device__ unsigned swizzle_pid(unsigned pid, unsigned num_pids, unsigned grid_m, unsigned grid_n) {\n"
+      "  return pid;\n"
+      "}\n"
+      "// swizzleperf:end\n";
+  TuneRig rig(two_points);
+  TuneSearchSettings s;
+  s.strategy = TuneStrategy::exhaustive;
+  s.budget = 1000;
+  TuneProposer tp(rig.space, s);
+  int proposed = 0;
+  Result<Proposal> p = tp.propose(rig.ctx());
+  for (; p && proposed < 100; p = tp.propose(rig.ctx()), ++proposed) rig.record(*p, 1.0 + 0.01 * proposed);
+  ASSERT_FALSE(p);
+  EXPECT_EQ(proposed, static_cast<int>(2 * tp.orders().size()) - 1);
+  EXPECT_TRUE(p.error().exhausted());
+  EXPECT_EQ(p.error().stop_reason, "every point x order of the space was tried");
+  EXPECT_EQ(tp.stop_reason(rig.history), "every point x order of the space was tried");
 }
 
 TEST(TuneProposer, AttemptsOutsideTheSpaceAreNotTrialsAndDuplicatesTakeTheTimeTheyDuplicate) {

@@ -167,6 +167,35 @@ TEST(TuneReport, JsonCarriesPointsByName) {
   EXPECT_TRUE(j["winner"]["significant"].get<bool>());
 }
 
+TEST(TuneReport, ThePrunedCountAndTheStopReasonWhereKnown) {
+  RunHistory h = tune_report_history();
+  const TuneReport plain = make_tune_report(h, tune_report_space());
+  EXPECT_FALSE(plain.pruned);
+  EXPECT_EQ(plain.stopped, "");
+  const std::string plain_md = render_tune_markdown(plain);
+  EXPECT_EQ(plain_md.find("Pruned"), std::string::npos) << plain_md;
+  EXPECT_EQ(plain_md.find("Stopped"), std::string::npos) << plain_md;
+  EXPECT_TRUE(tune_report_json(plain)["pruned"].is_null());
+
+  h.stopped_because = "the tune budget of 6 evaluations is spent";
+  TuneEnumeration e;
+  e.excluded = 3;
+  e.first_exclusion = "BM=128 BN=128 ST=3: 96 KiB of shared memory | over 48 KiB";
+  const TuneReport r = make_tune_report(h, tune_report_space(), &e);
+  ASSERT_TRUE(r.pruned);
+  EXPECT_EQ(*r.pruned, 3u);
+  EXPECT_EQ(r.stopped, "the tune budget of 6 evaluations is spent");
+  const std::string md = render_tune_markdown(r);
+  EXPECT_NE(md.find("- Pruned before any build: 3 of the 8 points (first: BM=128 BN=128 ST=3: 96 KiB of shared memory \\| "
+                    "over 48 KiB).\n"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("- Stopped: the tune budget of 6 evaluations is spent.\n"), std::string::npos) << md;
+  const auto j = tune_report_json(r);
+  EXPECT_EQ(j["pruned"], 3);
+  EXPECT_EQ(j["first_pruned"], e.first_exclusion);
+  EXPECT_EQ(j["stopped_because"], "the tune budget of 6 evaluations is spent");
+}
+
 TEST(TuneReport, AProgramWithoutTheBaselinesRegionAmongItsAttemptsKeepsTheBaselinesLabel) {
   RunHistory h = tune_report_history();
   h.baseline->region = "SOMETHING ELSE";

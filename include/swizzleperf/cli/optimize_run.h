@@ -7,6 +7,7 @@
 #include <string>
 
 #include <cxxopts.hpp>
+#include <nlohmann/json.hpp>
 
 #include "swizzleperf/backend/backend.h"
 #include "swizzleperf/core/run_config.h"
@@ -26,11 +27,15 @@ Result<RunState> open_run_from(const cxxopts::ParseResult& r, const RunConfig& a
 // Before any GPU time: the backend's tools are there, and it takes the kernel's source.
 Status backend_ready_for(Backend& backend, const RunState& run);
 
+// A command's own end of a run, after the summary table: its closing lines and reports, and
+// its own keys in `json`, the --json summary (report/report's summary_json) printed after it.
+// An error is the run's (one error line, exit 1).
+using RunClosing = std::function<Status(const OptimizeSummary&, nlohmann::json& json)>;
+
 // The Optimizer over `backend` with `proposer` (asked first whether it can propose), with
 // console progress and the run's reports; then the summary table (stdout, or stderr with
-// --json and the JSON summary on stdout). `after` runs on the summary before the JSON (a
-// command's own closing lines). The exit code.
+// --json and the JSON summary on stdout), then `after`. The exit code.
 int run_optimizer(const cxxopts::ParseResult& r, RunState run, Backend& backend, ProcessRunner& runner, Proposer& proposer,
-                  const std::function<void(const OptimizeSummary&)>& after = {});
+                  const RunClosing& after = {});
 
 }  // namespace swz::cli

@@ -61,6 +61,11 @@ class TuneProposer final : public Proposer {
   // whose defines and order are in the space (a duplicate takes the time of the attempt it
   // duplicates; anything not validated is a failure).
   std::vector<TuneOutcome> outcomes(const RunHistory& h) const;
+  // Why the search ends at this history, in the words the run records (RunHistory::
+  // stopped_because): "every point x order of the space was tried", "the tune budget of 60
+  // evaluations is spent"; "" while a trial is left (or before the first propose). The time
+  // budget is propose's own: it ends the session, not the search.
+  std::string stop_reason(const RunHistory& h) const;
   // Set by the first propose (the device's limits prune the space): the pruned points and the orders.
   const std::optional<TuneEnumeration>& enumeration() const { return enumeration_; }
   const std::vector<TuneOrder>& orders() const { return orders_; }
@@ -69,6 +74,7 @@ class TuneProposer final : public Proposer {
  private:
   void prepare(const ProposalContext& ctx);
   Proposal proposal_for(const TuneTrial& t, const ProposalContext& ctx) const;
+  std::string stop_reason_for(const std::vector<TuneOutcome>& outcomes) const;
 
   TuneSpace space_;
   TuneSearchSettings settings_;

@@ -81,6 +81,10 @@ struct TuneReport {
   std::vector<std::string> names;      // the tunables, declaration order
   TunePoint own_point;
   std::uint64_t space_size = 0;        // points before pruning
+  // Points the program's rules and the device's limits removed before any build, with the
+  // first one's reason: from the enumeration the caller passes (absent: none passed).
+  std::optional<std::uint64_t> pruned;
+  std::string first_pruned;
   std::vector<std::string> orders;     // the columns: the baseline's order first, then first-tried order
   std::vector<TuneRow> rows;           // ascending by point (declaration order)
   std::vector<TuneValueBest> per_value;  // each tunable in order, each of its declared values
@@ -93,9 +97,14 @@ struct TuneReport {
   int duplicates = 0;
   std::map<std::string, int> failures;  // status name -> count
   double seconds = 0;                  // wall time of the baseline's and every attempt's evaluation
+  // Why the search ended: the history's stopped_because ("" : it ran to the loop's count; a
+  // caller that knows the search's own reason may say it here).
+  std::string stopped;
 };
 
-TuneReport make_tune_report(const RunHistory& history, const TuneSpace& space);
+// `enumeration`: the space as the run enumerated it (enumerate_points with the device's
+// limits), for the pruned count; nullptr leaves it absent.
+TuneReport make_tune_report(const RunHistory& history, const TuneSpace& space, const TuneEnumeration* enumeration = nullptr);
 
 // Markdown: a summary, the best per parameter value and per order, and the space's table.
 std::string render_tune_markdown(const TuneReport& report);

@@ -21,6 +21,10 @@ struct Error {
   std::string message;  // one line, no "swizzleperf: error:" prefix
   bool fatal = false;   // true: the run cannot go on (e.g. an LLM key was refused)
   ErrorKind kind = ErrorKind::failure;
+  // Exhausted only: the sentence the run records as why it stopped, when the proposer ended
+  // it for a reason of its own (its budget spent, its space covered). "": the loop says that
+  // the proposer had nothing new left.
+  std::string stop_reason = {};
 
   bool interrupted() const { return kind == ErrorKind::interrupted; }
   bool exhausted() const { return kind == ErrorKind::exhausted; }
@@ -56,9 +60,10 @@ inline Status ok_status() { return Unit{}; }
 inline Error make_error(std::string message) { return Error{std::move(message)}; }
 // Ctrl-C stopped the operation.
 inline Error interrupted_error() { return Error{"interrupted", false, ErrorKind::interrupted}; }
-// Nothing new is left to propose; `why` says so in words.
-inline Error exhausted_error(std::string why = "nothing new to propose") {
-  return Error{std::move(why), false, ErrorKind::exhausted};
+// Nothing new is left to propose; `why` says so in words. `stop_reason`, when given, is what
+// the run's history and console say it stopped for (Error::stop_reason).
+inline Error exhausted_error(std::string why = "nothing new to propose", std::string stop_reason = {}) {
+  return Error{std::move(why), false, ErrorKind::exhausted, std::move(stop_reason)};
 }
 
 }  // namespace swz
