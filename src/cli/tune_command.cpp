@@ -70,7 +70,7 @@ int cmd_tune(const std::vector<std::string>& args) {
   // The space before the device is known: its own rules prune it here; the device's limits
   // (shared memory, threads per block) prune it at the first proposal, which says how many.
   const bool known_device = run.history.hardware.has_value();
-  const TuneLimits limits = known_device ? tune_limits(*run.history.hardware) : TuneLimits{};
+  const TuneLimits limits = known_device ? tune_limits_of(*run.history.hardware) : TuneLimits{};
   const TuneEnumeration before = enumerate_points(*space, limits);
   std::FILE* out = r.count("json") ? stderr : stdout;
   std::fprintf(out, "%s\n", space_line(*space, before, known_device ? "its rules and the device's limits" : "its rules").c_str());

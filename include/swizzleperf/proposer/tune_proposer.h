@@ -40,9 +40,6 @@ std::vector<TuneOrder> tune_orders(const HardwareProfile& hw, TileGrid grid, Reg
 // built-in one, else the program's own.
 int tune_screen_order(const std::vector<TuneOrder>& orders);
 
-// Kept only for cli/tune_command.cpp's call until it asks tune_limits_of (tune/tune_limits.h)
-// itself; the same limits, nothing of its own. Delete with that call.
-inline TuneLimits tune_limits(const HardwareProfile& hw) { return tune_limits_of(hw); }
 
 class TuneProposer final : public Proposer {
  public:
