@@ -6,6 +6,7 @@
 # .devcarry/commit):
 #   bash bench/h100_tune.sh NAME=FILE@M,N,K [NAME=FILE@M,N,K ...]
 # e.g. matmul_a=kernels/triton/matmul.py@4096,32768,1024 gemm_tc=kernels/tc/gemm_tc.hip@4096,32768,1024
+# TUNE_BASELINES=0 skips the baselines (run bench/tune_baselines.py on its own later).
 # Writes $OUT/tune.txt (one line per run: name, file, size, exit code, wall seconds) and
 # $OUT/tune-<first name>.tgz with each run's stdout JSON, log, history.json, best program and
 # baselines JSON (rewritten after every run).
@@ -26,11 +27,12 @@ for spec in "$@"; do
   wall=$(python3 -c "import time;print(round(time.time()-$s,1))")
   echo "$name $file $size rc=$rc wall=$wall" | tee -a "$OUT/tune.txt"
   cp "runs/tune-$name/history.json" "$J/$name.history.json" 2>/dev/null
+  cp "runs/tune-$name/tune.md" "$J/$name.tune.md" 2>/dev/null
   best=$(ls runs/tune-$name/best.* 2>/dev/null | head -1)
   [ -n "$best" ] && cp "$best" "$J/$name.best${best##*/best}"
   tail -4 "$J/$name.log"
-  case "$file" in
-    *.py)
+  case "${TUNE_BASELINES:-1}:$file" in
+    1:*.py)
       IFS=, read -r M N K <<< "$size"
       timeout 400 python3 bench/tune_baselines.py "$M" "$N" "$K" "$file" ${best:+"$best"} \
         > "$J/$name.baselines.json" 2> "$J/$name.baselines.log"
