@@ -109,8 +109,8 @@ Result<TemplateProposal> propose_template(std::string_view text, RegionLanguage 
   std::string masked_text;
   auto scan = tpl_scan(text, language, name, masked_text);
   if (!scan) return scan.error();
-  const auto lines = tpl_lines(text);
-  const auto masked = tpl_lines(masked_text);
+  const auto lines = split_lines_view(text);
+  const auto masked = split_lines_view(masked_text);
   const bool py = language == RegionLanguage::python;
   const std::string cmt = py ? "  # " : "  // ";
 

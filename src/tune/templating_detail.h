@@ -74,8 +74,6 @@ struct TplScan {
   std::size_t py_insert_at = 0;                     // py: the line lifted constants go before
 };
 
-// The lines of `text` without their '\n' (joined with '\n' they give the text back).
-std::vector<std::string_view> tpl_lines(std::string_view text);
 // What a constant's name says it sizes (tile | threads | warps | stages | group), or "".
 std::string tpl_role(std::string_view name);
 // Whether `name` occurs in `masked` as a whole identifier.

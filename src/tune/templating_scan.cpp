@@ -230,17 +230,6 @@ std::string tpl_role(std::string_view name) {
   return tpl_has_bm_word(name) ? "tile" : "";
 }
 
-std::vector<std::string_view> tpl_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  for (std::size_t at = 0; at <= text.size();) {
-    std::size_t nl = text.find('\n', at);
-    if (nl == std::string_view::npos) nl = text.size();
-    lines.push_back(text.substr(at, nl - at));
-    at = nl + 1;
-  }
-  return lines;
-}
-
 bool tpl_has_ident(std::string_view masked, std::string_view name) {
   for (std::size_t at = masked.find(name); at != std::string_view::npos; at = masked.find(name, at + 1)) {
     const bool left = at == 0 || !tpl_ident_char(masked[at - 1]);
@@ -359,8 +348,8 @@ Result<TplScan> tpl_scan(std::string_view text, RegionLanguage language, const s
   TplScan scan;
   masked_text = language == RegionLanguage::python ? std::string(PySource(text).masked()) : tpl_mask_cpp(text);
   if (masked_text.size() != text.size()) masked_text = std::string(text);  // never: both keep the size
-  const auto masked = tpl_lines(masked_text);
-  const auto region = tpl_region(tpl_lines(text), language);
+  const auto masked = split_lines_view(masked_text);
+  const auto region = tpl_region(split_lines_view(text), language);
   if (language == RegionLanguage::python) tpl_scan_py(text, masked, region, scan);
   else tpl_scan_cpp(masked, region, scan);
   return scan;

@@ -63,19 +63,6 @@ bool tune_take_word(std::string_view& s, std::string_view word) {
   return true;
 }
 
-// The lines of `text`, without their '\n' (a text ending in '\n' ends with an empty line,
-// so joining them with '\n' gives the text back).
-std::vector<std::string_view> tune_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  for (std::size_t at = 0; at <= text.size();) {
-    std::size_t nl = text.find('\n', at);
-    if (nl == std::string_view::npos) nl = text.size();
-    lines.push_back(text.substr(at, nl - at));
-    at = nl + 1;
-  }
-  return lines;
-}
-
 struct TuneDirective {
   std::string key;         // tunable | restrict | shared-bytes | threads
   std::string_view code;   // the line before its comment, indentation kept
@@ -191,7 +178,7 @@ std::string TuneSpace::describe(const TunePoint& p) const {
 
 Result<TuneSpace> parse_tune_space(std::string_view text, RegionLanguage language, const std::string& name) {
   TuneSpace space;
-  const std::vector<std::string_view> lines = tune_lines(text);
+  const std::vector<std::string_view> lines = split_lines_view(text);
   auto fail = [&](std::size_t i, const std::string& why) { return make_error(fmt::format("{}:{}: {}", name, i + 1, why)); };
   std::set<std::string> names;
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -272,7 +259,7 @@ Result<std::string> with_tunable_values(std::string_view text, RegionLanguage la
       return make_error(fmt::format("{}:{}: {} is not among {}'s values", name, t->line, v, n));
     by_line[t->line] = {n, v};
   }
-  const std::vector<std::string_view> lines = tune_lines(text);
+  const std::vector<std::string_view> lines = split_lines_view(text);
   std::string out;
   out.reserve(text.size() + 16 * values.size());
   for (std::size_t i = 0; i < lines.size(); ++i) {

@@ -108,4 +108,15 @@ std::string shell_quote(std::string_view word) {
   return out + "'";
 }
 
+std::vector<std::string_view> split_lines_view(std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (std::size_t at = 0; at <= text.size();) {
+    std::size_t nl = text.find('\n', at);
+    if (nl == std::string_view::npos) nl = text.size();
+    lines.push_back(text.substr(at, nl - at));
+    at = nl + 1;
+  }
+  return lines;
+}
+
 }  // namespace swz

@@ -75,3 +75,21 @@ TEST(Text, CollapseSpacesJoinsEveryRunOfWhitespaceIntoOneSpace) {
 
 }  // namespace
 }  // namespace swz
+
+namespace swz {
+namespace {
+
+TEST(TextLines, SplitLinesViewKeepsEmptyLinesAndJoinsBackToTheText) {
+  for (const std::string text : {"", "a", "a\n", "a\n\nb", "\n\n", "x\r\ny"}) {
+    const auto lines = split_lines_view(text);
+    std::string joined;
+    for (std::size_t i = 0; i < lines.size(); ++i) joined += std::string(lines[i]) + (i + 1 < lines.size() ? "\n" : "");
+    EXPECT_EQ(joined, text);
+  }
+  EXPECT_EQ(split_lines_view("a\n").size(), 2u);
+  EXPECT_EQ(split_lines_view("a\n\nb")[1], "");
+  EXPECT_EQ(split_lines_view("x\r\ny")[0], "x\r");
+}
+
+}  // namespace
+}  // namespace swz

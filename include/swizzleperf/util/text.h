@@ -41,4 +41,8 @@ Result<std::vector<long long>> parse_positive_list(std::string_view list, long l
 // fmt-formats v with spec ("{:.2f}"), or returns `missing` when there is no value.
 std::string format_or(const std::optional<double>& v, std::string_view missing, const char* spec = "{:.2f}");
 
+// The lines of `text` without their '\n', as views into it (a text ending in '\n' ends with an
+// empty line, so joining them with '\n' gives the text back). One pass, no allocation per line.
+std::vector<std::string_view> split_lines_view(std::string_view text);
+
 }  // namespace swz
