@@ -26,6 +26,17 @@ bool llm_configured(const LlmSettings& llm) {
 
 }  // namespace
 
+LlmOptions llm_options_of(const LlmSettings& llm) {
+  LlmOptions o;
+  o.base_url = llm.base_url;
+  o.api_key_env = llm.api_key_env;
+  o.model = llm.model;
+  o.temperature = llm.temperature;
+  o.max_tokens = llm.max_tokens;
+  o.timeout_s = llm.timeout_s;
+  return o;
+}
+
 Result<std::unique_ptr<Proposer>> make_proposer(const RunConfig& c) {
   if (c.locality_model != "on" && c.locality_model != "off")
     return make_error("--locality-model '" + c.locality_model.substr(0, 40) + "': use on or off");
@@ -40,14 +51,7 @@ Result<std::unique_ptr<Proposer>> make_proposer(const RunConfig& c) {
   }
   if (w == "builtin") return std::unique_ptr<Proposer>(std::make_unique<BuiltinProposer>());
   if (w == "llm") {
-    LlmOptions o;
-    o.base_url = c.llm.base_url;
-    o.api_key_env = c.llm.api_key_env;
-    o.model = c.llm.model;
-    o.temperature = c.llm.temperature;
-    o.max_tokens = c.llm.max_tokens;
-    o.timeout_s = c.llm.timeout_s;
-    auto p = make_llm_proposer(o, c.llm.context, prompts_dir());
+    auto p = make_llm_proposer(llm_options_of(c.llm), c.llm.context, prompts_dir());
     if (!p) return p.error();
     return std::unique_ptr<Proposer>(std::move(p.value()));
   }

@@ -13,6 +13,7 @@
 #include "swizzleperf/backend/hip_backend.h"
 #include "swizzleperf/cli/app.h"
 #include "swizzleperf/cli/commands.h"
+#include "swizzleperf/cli/proposer_factory.h"
 #include "swizzleperf/cli/template_gate.h"
 #include "swizzleperf/cli/template_llm.h"
 #include "swizzleperf/tune/templating.h"
@@ -162,14 +163,7 @@ int cmd_template(const std::vector<std::string>& args) {
   const int dies = hw ? hw->num_dies : 1;
 
   if (llm) {
-    LlmOptions lo;
-    lo.base_url = settings.llm.base_url;
-    lo.api_key_env = settings.llm.api_key_env;
-    lo.model = settings.llm.model;
-    lo.temperature = settings.llm.temperature;
-    lo.max_tokens = settings.llm.max_tokens;
-    lo.timeout_s = settings.llm.timeout_s;
-    ChatClient client(lo);
+    ChatClient client(llm_options_of(settings.llm));
     if (auto st = client.check_endpoint(); !st) return report_error(st.error().message);
     TemplateAsk ask{input.filename().string(), *text, language, hw ? *hw : HardwareProfile{}, *proposal};
     auto reply = ask_for_template(client, ask);
