@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdlib>
 #include <fstream>
 #include <system_error>
 
+#include "swizzleperf/util/file_io.h"
 #include "swizzleperf/util/process.h"
 
 namespace swz {
@@ -31,13 +31,6 @@ std::string take_capped(const fs::path& path, std::size_t max, bool& truncated) 
   std::error_code ec;
   fs::remove(path, ec);
   return text;
-}
-
-fs::path make_scratch_dir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/swizzleperf-fork-XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr) return {};
-  return pattern;
 }
 
 }  // namespace
@@ -70,7 +63,7 @@ bool PythonForkServer::ensure_started() {
   if (disabled_) return false;
   if (session_ && session_->alive()) return true;
   session_.reset();
-  if (scratch_.empty() && (scratch_ = make_scratch_dir()).empty()) {
+  if (scratch_.empty() && (scratch_ = make_temp_dir("swizzleperf-fork")).empty()) {
     disable("cannot make a temporary directory");
     return false;
   }

@@ -64,11 +64,7 @@ std::string read_llm_rows(const cxxopts::ParseResult& r, RunConfig& c) {
 // A scratch directory under the system's temp directory, removed with the object.
 struct ScratchDir {
   fs::path path;
-  ScratchDir() {
-    std::error_code ec;
-    std::string p = (fs::temp_directory_path(ec) / "swizzleperf-template-XXXXXX").string();
-    if (mkdtemp(p.data())) path = p;
-  }
+  ScratchDir() : path(make_temp_dir("swizzleperf-template")) {}
   ~ScratchDir() {
     std::error_code ec;
     if (!path.empty()) fs::remove_all(path, ec);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -142,6 +143,15 @@ Result<bool> write_file_if_absent(const fs::path& path, const std::string& text)
   ::unlink(tmpl.c_str());
   sync_parent_dir(path);
   return true;
+}
+
+std::filesystem::path make_temp_dir(const std::string& prefix) {
+  std::error_code ec;
+  const auto base = std::filesystem::temp_directory_path(ec);
+  if (ec) return {};
+  std::string pattern = (base / (prefix + "-XXXXXX")).string();
+  if (::mkdtemp(pattern.data()) == nullptr) return {};
+  return pattern;
 }
 
 }  // namespace swz

@@ -78,3 +78,28 @@ TEST(FileIo, MakeDirectoriesNamesTheSystemsReason) {
 
 }  // namespace
 }  // namespace swz
+
+namespace swz {
+namespace {
+
+TEST(FileIoTempDir, MakeTempDirMakesANewEmptyDirectoryEachTimeUnderTmpdir) {
+  test::TempDir base;
+  test::ScopedEnv tmp("TMPDIR", base.path().string());
+  const auto a = make_temp_dir("swz-test");
+  const auto b = make_temp_dir("swz-test");
+  ASSERT_FALSE(a.empty());
+  ASSERT_FALSE(b.empty());
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.parent_path(), base.path());
+  EXPECT_EQ(a.filename().string().rfind("swz-test-", 0), 0u) << a;
+  EXPECT_TRUE(std::filesystem::is_directory(a));
+  EXPECT_TRUE(std::filesystem::is_empty(a));
+}
+
+TEST(FileIoTempDir, AnUnusableTempDirectoryGivesAnEmptyPath) {
+  test::ScopedEnv tmp("TMPDIR", "/proc/swz-no-such-dir");
+  EXPECT_TRUE(make_temp_dir("swz-test").empty());
+}
+
+}  // namespace
+}  // namespace swz

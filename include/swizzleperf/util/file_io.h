@@ -40,4 +40,9 @@ Status check_can_write(const std::filesystem::path& path);
 // say its file's directory is missing.
 Status make_directories(const std::filesystem::path& dir);
 
+// A new directory `PREFIX-XXXXXX` (mkdtemp) under the system's temp directory ($TMPDIR, else
+// /tmp; std::filesystem::temp_directory_path); an empty path when it cannot be made (a TMPDIR
+// that is not a directory included). The caller removes it.
+std::filesystem::path make_temp_dir(const std::string& prefix);
+
 }  // namespace swz
